@@ -1,0 +1,52 @@
+# thriftbridge: build, run and test targets.
+GO        ?= go
+BIN       := bin
+PKGS      := ./...
+LISTEN    ?= 127.0.0.1:9160
+DATA_DIR  ?= ./data
+FUZZTIME  ?= 20s
+STATICCHECK_VERSION ?= 2025.1.1
+
+.PHONY: build run test bench lint fuzz thrift vet fmt-check clean
+
+build:
+	$(GO) build -o $(BIN)/thriftd ./cmd/thriftd
+	$(GO) build -o $(BIN)/convert ./cmd/convert
+
+# Start thriftd on an embedded Badger store under ./data.
+run: build
+	$(BIN)/thriftd --listen $(LISTEN) --data-dir $(DATA_DIR)
+
+test: fmt-check vet
+	$(GO) test -count=1 -timeout 20m $(PKGS)
+
+vet:
+	$(GO) vet $(PKGS)
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '/gen-go/')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+lint: fmt-check vet
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) $(PKGS)
+
+# Benchmarks print their ratio against a ceiling measured in the same run.
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 2s -timeout 30m $(PKGS)
+
+# Every fuzz target for FUZZTIME each.
+fuzz:
+	@for pkg in $$($(GO) list $(PKGS)); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+# Regenerate the Go code of the Thrift IDL (Debian package thrift-compiler).
+thrift:
+	rm -rf thrift/gen-go
+	mkdir -p thrift/gen-go
+	thrift -out thrift/gen-go --gen go:package_prefix=github.com/thriftbridge/thriftbridge/thrift/gen-go/,skip_remote thrift/cassandra.thrift
+
+clean:
+	rm -rf $(BIN)
