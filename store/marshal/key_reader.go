@@ -1,0 +1,63 @@
+package marshal
+
+// keyReader walks an encoded key during DecodeKey. Under a ReversedType the
+// encoding of the base type is stored bitwise complemented; flip is then
+// 0xFF and every byte read is complemented back before it is interpreted.
+type keyReader struct {
+	src  []byte
+	flip byte
+}
+
+// byte returns the next (un-complemented) byte.
+func (r *keyReader) byte() (byte, bool) {
+	if len(r.src) == 0 {
+		return 0, false
+	}
+	b := r.src[0] ^ r.flip
+	r.src = r.src[1:]
+	return b, true
+}
+
+// fill copies the next len(buf) (un-complemented) bytes into buf.
+func (r *keyReader) fill(buf []byte) bool {
+	if len(r.src) < len(buf) {
+		return false
+	}
+	for i := range buf {
+		buf[i] = r.src[i] ^ r.flip
+	}
+	r.src = r.src[len(buf):]
+	return true
+}
+
+// appendRaw appends the next n (un-complemented) bytes to dst.
+func (r *keyReader) appendRaw(dst []byte, n int) ([]byte, bool) {
+	if n < 0 || len(r.src) < n {
+		return dst, false
+	}
+	start := len(dst)
+	dst = append(dst, r.src[:n]...)
+	if r.flip != 0 {
+		complementBytes(dst[start:])
+	}
+	r.src = r.src[n:]
+	return dst, true
+}
+
+// complementBytes inverts every bit of b in place.
+func complementBytes(b []byte) {
+	for i := range b {
+		b[i] = ^b[i]
+	}
+}
+
+// decodeWith runs the decoder of t over src and returns
+// the decoded value appended to dst and the unread rest of src.
+func decodeWith(t codec, dst, src []byte) (value, rest []byte, err error) {
+	r := keyReader{src: src}
+	value, err = t.decodeKey(dst, &r)
+	if err != nil {
+		return dst, src, err
+	}
+	return value, r.src, nil
+}
