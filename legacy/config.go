@@ -1,0 +1,380 @@
+package legacy
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/thriftbridge/thriftbridge/store/partition"
+)
+
+// Defaults and limits of the thriftd settings.
+const (
+	DefaultListen                = "127.0.0.1:9160"
+	DefaultDataDir               = "./data"
+	DefaultPartitioner           = "Murmur3Partitioner"
+	DefaultClusterName           = "Test Cluster"
+	DefaultCommitlogSyncPeriodMS = 10000
+	DefaultAPIVersion            = "19.39.0"
+	// DefaultMaxFrameMB is Cassandra's thrift_framed_transport_size_in_mb.
+	DefaultMaxFrameMB = 15
+	// MaxFrameMBLimit keeps frame lengths within the protocol's int32.
+	MaxFrameMBLimit = 2047
+	DefaultSnitch   = "org.apache.cassandra.locator.SimpleSnitch"
+
+	// CommitlogSyncPeriodic acknowledges writes at once and syncs them
+	// every commitlog_sync_period_ms.
+	CommitlogSyncPeriodic = "periodic"
+	// CommitlogSyncBatch syncs before acknowledging a write.
+	CommitlogSyncBatch = "batch"
+
+	// snitchPackage qualifies a short snitch class name, as cassandra.yaml
+	// does.
+	snitchPackage = "org.apache.cassandra.locator."
+)
+
+// ServerConfig holds thriftd's settings: the YAML keys of the config file,
+// most of them also command-line flags (see RegisterServerFlags).
+type ServerConfig struct {
+	// Listen is the host:port of the Thrift server.
+	Listen string `yaml:"listen"`
+	// DataDir is the directory of the embedded store.
+	DataDir string `yaml:"data_dir"`
+	// Partitioner is a partitioner class name, short or fully qualified.
+	Partitioner string `yaml:"partitioner"`
+	// ClusterName is what describe_cluster_name answers.
+	ClusterName string `yaml:"cluster_name"`
+	// CommitlogSync is CommitlogSyncPeriodic or CommitlogSyncBatch.
+	CommitlogSync string `yaml:"commitlog_sync"`
+	// CommitlogSyncPeriodMS is the sync period in periodic mode.
+	CommitlogSyncPeriodMS int `yaml:"commitlog_sync_period_ms"`
+	// APIVersion is what describe_version answers.
+	APIVersion string `yaml:"api_version"`
+	// MaxFrameMB is the largest Thrift frame accepted, in MiB.
+	MaxFrameMB int `yaml:"max_frame_mb"`
+	// Snitch is the snitch class name describe_snitch answers.
+	Snitch string `yaml:"snitch"`
+	// InitialToken is this node's token in the partitioner's string form;
+	// empty means the partitioner's choice.
+	InitialToken string `yaml:"initial_token"`
+}
+
+// DefaultServerConfig returns the settings used where neither the config
+// file nor a flag sets a value.
+func DefaultServerConfig() ServerConfig {
+	return ServerConfig{
+		Listen:                DefaultListen,
+		DataDir:               DefaultDataDir,
+		Partitioner:           DefaultPartitioner,
+		ClusterName:           DefaultClusterName,
+		CommitlogSync:         CommitlogSyncPeriodic,
+		CommitlogSyncPeriodMS: DefaultCommitlogSyncPeriodMS,
+		APIVersion:            DefaultAPIVersion,
+		MaxFrameMB:            DefaultMaxFrameMB,
+		Snitch:                DefaultSnitch,
+	}
+}
+
+// setting describes one key of ServerConfig: its YAML key, its flag (if
+// any) and how to reach its field.
+type setting struct {
+	key   string
+	flag  string
+	usage string
+	str   func(*ServerConfig) *string
+	num   func(*ServerConfig) *int
+}
+
+// settings lists every key, in the order of the example file.
+var settings = []setting{
+	{key: "listen", flag: "listen", usage: "host:port of the Thrift server",
+		str: func(c *ServerConfig) *string { return &c.Listen }},
+	{key: "data_dir", flag: "data-dir", usage: "directory of the embedded store",
+		str: func(c *ServerConfig) *string { return &c.DataDir }},
+	{key: "partitioner", flag: "partitioner", usage: "partitioner class: Murmur3Partitioner, RandomPartitioner, ByteOrderedPartitioner or OrderPreservingPartitioner",
+		str: func(c *ServerConfig) *string { return &c.Partitioner }},
+	{key: "cluster_name", flag: "cluster-name", usage: "cluster name reported to clients",
+		str: func(c *ServerConfig) *string { return &c.ClusterName }},
+	{key: "commitlog_sync", flag: "commitlog-sync", usage: "periodic or batch",
+		str: func(c *ServerConfig) *string { return &c.CommitlogSync }},
+	{key: "commitlog_sync_period_ms", usage: "sync period in periodic mode, in milliseconds",
+		num: func(c *ServerConfig) *int { return &c.CommitlogSyncPeriodMS }},
+	{key: "api_version", flag: "api-version", usage: "Thrift API version reported by describe_version",
+		str: func(c *ServerConfig) *string { return &c.APIVersion }},
+	{key: "max_frame_mb", flag: "max-frame-mb", usage: "largest Thrift frame accepted, in MiB",
+		num: func(c *ServerConfig) *int { return &c.MaxFrameMB }},
+	{key: "snitch", flag: "snitch", usage: "snitch class reported by describe_snitch",
+		str: func(c *ServerConfig) *string { return &c.Snitch }},
+	{key: "initial_token", flag: "initial-token", usage: "this node's token (empty: the partitioner's choice)",
+		str: func(c *ServerConfig) *string { return &c.InitialToken }},
+}
+
+// copyTo copies the setting's value from src to dst.
+func (s setting) copyTo(dst, src *ServerConfig) {
+	if s.str != nil {
+		*s.str(dst) = *s.str(src)
+		return
+	}
+	*s.num(dst) = *s.num(src)
+}
+
+// name is how errors refer to a setting: its key, and its flag if any.
+func (s setting) name() string {
+	if s.flag == "" {
+		return s.key
+	}
+	return s.key + " (--" + s.flag + ")"
+}
+
+func settingByKey(key string) setting {
+	i := slices.IndexFunc(settings, func(s setting) bool { return s.key == key })
+	return settings[i]
+}
+
+// LoadServerConfig reads a YAML config file over the defaults and
+// validates the result. A key the file may not hold is refused with an
+// error naming it, its line and the file.
+func LoadServerConfig(path string) (ServerConfig, error) {
+	cfg := DefaultServerConfig()
+	if err := cfg.overlayFile(path); err != nil {
+		return ServerConfig{}, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return ServerConfig{}, fmt.Errorf("config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// overlayFile sets the keys present in the YAML file at path.
+func (c *ServerConfig) overlayFile(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read config: %w", err)
+	}
+	return c.overlayYAML(path, data)
+}
+
+// overlayYAML sets the keys present in data, the contents of the file
+// named path.
+func (c *ServerConfig) overlayYAML(path string, data []byte) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	if len(doc.Content) == 0 {
+		return nil // comments only
+	}
+	top := doc.Content[0]
+	if top.Kind == yaml.ScalarNode && top.Tag == "!!null" {
+		return nil
+	}
+	if top.Kind != yaml.MappingNode {
+		return fmt.Errorf("config %s:%d: expected a mapping of settings (key: value)", path, top.Line)
+	}
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		key, value := top.Content[i], top.Content[i+1]
+		j := slices.IndexFunc(settings, func(s setting) bool { return s.key == key.Value })
+		if j < 0 {
+			return fmt.Errorf("config %s:%d: unknown key %q (known keys: %s)", path, key.Line, key.Value, knownKeys())
+		}
+		// YAML would truncate 1.5 to 1 silently.
+		if settings[j].num != nil && value.Tag != "!!int" && value.Tag != "!!null" {
+			return fmt.Errorf("config %s:%d: %s must be an integer, not %q", path, value.Line, key.Value, value.Value)
+		}
+	}
+	if err := top.Decode(c); err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	return nil
+}
+
+func knownKeys() string {
+	keys := make([]string, len(settings))
+	for i, s := range settings {
+		keys[i] = s.key
+	}
+	return strings.Join(keys, ", ")
+}
+
+var (
+	apiVersionPattern = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+$`)
+	javaClassPattern  = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*$`)
+)
+
+// Validate checks every setting and reports all the invalid ones.
+func (c ServerConfig) Validate() error {
+	var errs []error
+	invalid := func(key string, value any, why string) {
+		errs = append(errs, fmt.Errorf("invalid %s %q: %s", settingByKey(key).name(), fmt.Sprint(value), why))
+	}
+	if err := validateListen(c.Listen); err != nil {
+		invalid("listen", c.Listen, err.Error())
+	}
+	if strings.TrimSpace(c.DataDir) == "" {
+		invalid("data_dir", c.DataDir, "must not be empty")
+	}
+	p, err := partition.ByName(c.Partitioner)
+	if err != nil {
+		invalid("partitioner", c.Partitioner, err.Error())
+	}
+	if strings.TrimSpace(c.ClusterName) == "" {
+		invalid("cluster_name", c.ClusterName, "must not be empty")
+	}
+	if c.CommitlogSync != CommitlogSyncPeriodic && c.CommitlogSync != CommitlogSyncBatch {
+		invalid("commitlog_sync", c.CommitlogSync, "must be periodic or batch")
+	}
+	if c.CommitlogSyncPeriodMS <= 0 {
+		invalid("commitlog_sync_period_ms", c.CommitlogSyncPeriodMS, "must be a positive number of milliseconds")
+	}
+	if !apiVersionPattern.MatchString(c.APIVersion) {
+		invalid("api_version", c.APIVersion, "must be major.minor.patch, e.g. 19.39.0")
+	}
+	if c.MaxFrameMB < 1 || c.MaxFrameMB > MaxFrameMBLimit {
+		invalid("max_frame_mb", c.MaxFrameMB, fmt.Sprintf("must be between 1 and %d", MaxFrameMBLimit))
+	}
+	if !javaClassPattern.MatchString(c.Snitch) {
+		invalid("snitch", c.Snitch, "must be a Java class name, e.g. SimpleSnitch or org.apache.cassandra.locator.SimpleSnitch")
+	}
+	if c.InitialToken != "" && p != nil {
+		if _, err := p.ParseToken(c.InitialToken); err != nil {
+			invalid("initial_token", c.InitialToken, err.Error())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// validateListen checks a host:port listen address.
+func validateListen(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New("must be host:port, e.g. 127.0.0.1:9160")
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 0 || n > 65535 {
+		return errors.New("the port must be a number from 0 to 65535")
+	}
+	return nil
+}
+
+// PartitionerImpl returns the configured partitioner.
+func (c ServerConfig) PartitionerImpl() (partition.Partitioner, error) {
+	p, err := partition.ByName(c.Partitioner)
+	if err != nil {
+		return nil, fmt.Errorf("config partitioner: %w", err)
+	}
+	return p, nil
+}
+
+// SnitchClass is the fully qualified snitch class, as describe_snitch
+// reports it: a name without a package is taken from Cassandra's locator
+// package.
+func (c ServerConfig) SnitchClass() string {
+	if strings.Contains(c.Snitch, ".") {
+		return c.Snitch
+	}
+	return snitchPackage + c.Snitch
+}
+
+// MaxFrameBytes is the frame size limit in bytes.
+func (c ServerConfig) MaxFrameBytes() int { return int(frameLimitBytes(c.MaxFrameMB)) }
+
+// CommitlogSyncPeriod is commitlog_sync_period_ms as a duration.
+func (c ServerConfig) CommitlogSyncPeriod() time.Duration {
+	return time.Duration(c.CommitlogSyncPeriodMS) * time.Millisecond
+}
+
+// ServerFlags are thriftd's command-line flags, bound to a ServerConfig.
+type ServerFlags struct {
+	fs         *flag.FlagSet
+	values     *ServerConfig
+	configPath string
+}
+
+// RegisterServerFlags registers thriftd's flags on fs: --config (the YAML
+// file) and one flag per setting that has one (--listen, --data-dir,
+// --partitioner, --cluster-name, --commitlog-sync, --api-version,
+// --max-frame-mb, --snitch, --initial-token). Parsing fs writes the flags'
+// values into values, which RegisterServerFlags first sets to the
+// defaults. Resolve merges them with the file.
+func RegisterServerFlags(fs *flag.FlagSet, values *ServerConfig) *ServerFlags {
+	defaults := DefaultServerConfig()
+	*values = defaults
+	f := &ServerFlags{fs: fs, values: values}
+	fs.StringVar(&f.configPath, "config", "", "YAML config file (flags override its settings)")
+	for _, s := range settings {
+		if s.flag == "" {
+			continue
+		}
+		usage := s.usage + " (config key " + s.key + ")"
+		if s.str != nil {
+			fs.StringVar(s.str(values), s.flag, *s.str(&defaults), usage)
+		} else {
+			fs.IntVar(s.num(values), s.flag, *s.num(&defaults), usage)
+		}
+	}
+	return f
+}
+
+// ConfigPath is the value of --config, or "".
+func (f *ServerFlags) ConfigPath() string { return f.configPath }
+
+// Set returns the YAML keys of the settings given on the command line.
+func (f *ServerFlags) Set() []string {
+	var keys []string
+	for _, s := range f.setSettings() {
+		keys = append(keys, s.key)
+	}
+	return keys
+}
+
+func (f *ServerFlags) setSettings() []setting {
+	given := map[string]bool{}
+	f.fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	var out []setting
+	for _, s := range settings {
+		if s.flag != "" && given[s.flag] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ApplyTo copies the settings given on the command line into dst.
+func (f *ServerFlags) ApplyTo(dst *ServerConfig) {
+	for _, s := range f.setSettings() {
+		s.copyTo(dst, f.values)
+	}
+}
+
+// Resolve returns the configuration in force after parsing: the defaults,
+// overlaid by the --config file if given, overlaid by the flags given on
+// the command line; then validated.
+func (f *ServerFlags) Resolve() (ServerConfig, error) {
+	cfg := DefaultServerConfig()
+	if f.configPath != "" {
+		if err := cfg.overlayFile(f.configPath); err != nil {
+			return ServerConfig{}, err
+		}
+	}
+	f.ApplyTo(&cfg)
+	if err := cfg.Validate(); err != nil {
+		if f.configPath != "" {
+			return ServerConfig{}, fmt.Errorf("config %s with command-line flags: %w", f.configPath, err)
+		}
+		return ServerConfig{}, fmt.Errorf("command-line flags: %w", err)
+	}
+	return cfg, nil
+}

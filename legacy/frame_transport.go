@@ -1,0 +1,183 @@
+package legacy
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+
+	"github.com/apache/thrift/lib/go/thrift"
+)
+
+const (
+	// frameHeaderLen is the length prefix of a frame.
+	frameHeaderLen = 4
+	// connReadBufferSize is the read buffer of a connection: small requests
+	// arrive whole in one read.
+	connReadBufferSize = 8 << 10
+	// retainedBufferLimit is the largest frame or reply buffer a connection
+	// keeps between requests; a larger one is released after use.
+	retainedBufferLimit = 1 << 20
+	// binaryVersion1Header is how an unframed strict binary message starts;
+	// read as a frame length it betrays a client without framing.
+	binaryVersion1Header = 0x8001
+)
+
+// frameTooLargeError is a frame whose announced length exceeds the limit.
+type frameTooLargeError struct {
+	size, limit uint32
+}
+
+func (e *frameTooLargeError) Error() string {
+	msg := fmt.Sprintf("frame of %d bytes exceeds the %d-byte limit", e.size, e.limit)
+	if e.size>>16 == binaryVersion1Header {
+		msg += " (the length looks like an unframed binary-protocol message: the client must use the framed transport)"
+	}
+	return msg
+}
+
+// frameTransport is the framed transport of one connection, reused for all
+// its requests. A whole frame is read before the processor sees it, so the
+// processor reads from memory and cannot block on the network; the reply is
+// built in memory and written, length prefix included, with one write.
+// It implements thrift.TRichTransport so that the binary protocol uses it
+// without a wrapper.
+type frameTransport struct {
+	conn   net.Conn
+	reader *bufio.Reader
+	limit  uint32
+
+	frame []byte // the current request frame
+	pos   int    // read position in frame
+
+	reply []byte // frameHeaderLen placeholder bytes, then the reply
+
+	flushes  int   // replies written since the counter was last reset
+	writeErr error // the first failed write; the connection is then unusable
+}
+
+var _ thrift.TRichTransport = (*frameTransport)(nil)
+
+func newFrameTransport(conn net.Conn, limit uint32) *frameTransport {
+	return &frameTransport{
+		conn:   conn,
+		reader: bufio.NewReaderSize(conn, connReadBufferSize),
+		limit:  limit,
+		reply:  make([]byte, frameHeaderLen, 512),
+	}
+}
+
+// readFrame waits for the next request frame and reads it whole. It
+// returns io.EOF if the client closed the connection between requests.
+func (t *frameTransport) readFrame() error {
+	var header [frameHeaderLen]byte
+	if _, err := io.ReadFull(t.reader, header[:]); err != nil {
+		return err
+	}
+	size := binary.BigEndian.Uint32(header[:])
+	if size > t.limit {
+		return &frameTooLargeError{size: size, limit: t.limit}
+	}
+	if cap(t.frame) < int(size) {
+		t.frame = make([]byte, size)
+	}
+	t.frame = t.frame[:size]
+	t.pos = 0
+	if _, err := io.ReadFull(t.reader, t.frame); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return fmt.Errorf("read frame of %d bytes: %w", size, err)
+	}
+	return nil
+}
+
+// endRequest releases the request frame if it was large, so that an idle
+// connection holds little memory.
+func (t *frameTransport) endRequest() {
+	if cap(t.frame) > retainedBufferLimit {
+		t.frame = nil
+	}
+	t.frame = t.frame[:0]
+	t.pos = 0
+}
+
+// Read reads from the current frame; past its end it returns io.EOF (a
+// message never continues into the next frame).
+func (t *frameTransport) Read(p []byte) (int, error) {
+	if t.pos >= len(t.frame) {
+		return 0, io.EOF
+	}
+	n := copy(p, t.frame[t.pos:])
+	t.pos += n
+	return n, nil
+}
+
+// ReadByte implements io.ByteReader.
+func (t *frameTransport) ReadByte() (byte, error) {
+	if t.pos >= len(t.frame) {
+		return 0, io.EOF
+	}
+	c := t.frame[t.pos]
+	t.pos++
+	return c, nil
+}
+
+// RemainingBytes is what is left of the current frame; the protocol uses
+// it to refuse lengths that cannot fit.
+func (t *frameTransport) RemainingBytes() uint64 { return uint64(len(t.frame) - t.pos) }
+
+// Write appends to the reply.
+func (t *frameTransport) Write(p []byte) (int, error) {
+	t.reply = append(t.reply, p...)
+	return len(p), nil
+}
+
+// WriteByte appends to the reply.
+func (t *frameTransport) WriteByte(c byte) error {
+	t.reply = append(t.reply, c)
+	return nil
+}
+
+// WriteString appends to the reply.
+func (t *frameTransport) WriteString(s string) (int, error) {
+	t.reply = append(t.reply, s...)
+	return len(s), nil
+}
+
+// Flush writes the reply as one frame.
+func (t *frameTransport) Flush(ctx context.Context) error {
+	if t.writeErr != nil {
+		return t.writeErr
+	}
+	binary.BigEndian.PutUint32(t.reply, uint32(len(t.reply)-frameHeaderLen))
+	_, err := t.conn.Write(t.reply)
+	t.discardReply()
+	t.flushes++
+	if err != nil {
+		t.writeErr = thrift.NewTTransportExceptionFromError(fmt.Errorf("write reply: %w", err))
+		return t.writeErr
+	}
+	return nil
+}
+
+// discardReply empties the reply buffer, releasing it if it grew large.
+func (t *frameTransport) discardReply() {
+	if cap(t.reply) > retainedBufferLimit {
+		t.reply = make([]byte, frameHeaderLen, 512)
+		return
+	}
+	t.reply = t.reply[:frameHeaderLen]
+}
+
+// Open implements thrift.TTransport; the connection is open already.
+func (t *frameTransport) Open() error { return nil }
+
+// IsOpen implements thrift.TTransport.
+func (t *frameTransport) IsOpen() bool { return t.writeErr == nil }
+
+// Close closes the connection.
+func (t *frameTransport) Close() error { return t.conn.Close() }

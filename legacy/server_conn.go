@@ -1,0 +1,216 @@
+package legacy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"runtime/debug"
+	"sync/atomic"
+
+	"github.com/apache/thrift/lib/go/thrift"
+	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
+)
+
+// States of a connection, for graceful shutdown.
+const (
+	connIdle   int32 = iota // waiting for the next request
+	connBusy                // reading, processing or answering a request
+	connClosed              // closed by the server
+)
+
+// serverConn is one client connection: its transport, protocol and
+// session, all reused for every request.
+type serverConn struct {
+	server  *Server
+	netConn net.Conn
+	frames  *frameTransport
+	in      messageRecorder
+	out     *thrift.TBinaryProtocol
+	session *Session
+	log     *slog.Logger
+	state   atomic.Int32
+}
+
+func newServerConn(s *Server, nc net.Conn, id uint64) *serverConn {
+	frames := newFrameTransport(nc, s.frameLimit)
+	protocol := thrift.NewTBinaryProtocolConf(frames, s.protocol)
+	return &serverConn{
+		server:  s,
+		netConn: nc,
+		frames:  frames,
+		in:      messageRecorder{TProtocol: protocol},
+		out:     protocol,
+		session: NewSession(id, nc.RemoteAddr()),
+		log:     s.logger.With("conn", id, "remote", nc.RemoteAddr().String()),
+	}
+}
+
+// serve answers requests until the client leaves, the connection breaks or
+// the server stops.
+func (c *serverConn) serve(ctx context.Context) {
+	defer c.netConn.Close()
+	ctx = WithSession(ctx, c.session)
+	c.log.DebugContext(ctx, "thrift connection opened")
+	for {
+		if err := c.frames.readFrame(); err != nil {
+			c.logReadError(ctx, err)
+			return
+		}
+		if !c.beginRequest() {
+			return
+		}
+		keepOpen := c.process(ctx)
+		c.frames.endRequest()
+		if !c.endRequest() || !keepOpen {
+			c.log.DebugContext(ctx, "thrift connection closed by the server")
+			return
+		}
+	}
+}
+
+// beginRequest marks the connection busy, unless the server is closing.
+func (c *serverConn) beginRequest() bool {
+	if !c.state.CompareAndSwap(connIdle, connBusy) {
+		return false
+	}
+	if c.server.closing.Load() {
+		c.state.Store(connClosed)
+		return false
+	}
+	return true
+}
+
+// endRequest marks the connection idle and reports whether it may wait for
+// another request. The store and the load pair with closeIfIdle's: either
+// the shutdown sees the connection idle and closes it, or the connection
+// sees the shutdown.
+func (c *serverConn) endRequest() bool {
+	c.state.Store(connIdle)
+	return !c.server.closing.Load()
+}
+
+// closeIfIdle closes the connection if no request is in progress.
+func (c *serverConn) closeIfIdle() {
+	if c.state.CompareAndSwap(connIdle, connClosed) {
+		_ = c.netConn.Close()
+	}
+}
+
+// closeNow closes the connection whatever it is doing.
+func (c *serverConn) closeNow() {
+	c.state.Store(connClosed)
+	_ = c.netConn.Close()
+}
+
+// process answers the request in the current frame and reports whether the
+// connection can go on.
+func (c *serverConn) process(ctx context.Context) (keepOpen bool) {
+	c.in.reset()
+	c.frames.flushes = 0
+	defer func() {
+		if r := recover(); r != nil {
+			keepOpen = c.answerPanic(ctx, r)
+		}
+	}()
+	ok, err := c.server.processor.Process(ctx, &c.in, c.out)
+	switch {
+	case c.frames.writeErr != nil:
+		c.log.DebugContext(ctx, "thrift reply not delivered", "method", c.in.name, "err", c.frames.writeErr)
+		return false
+	case errors.Is(err, thrift.ErrAbandonRequest):
+		return false
+	case ok:
+		if err != nil && !isDeclaredException(err) {
+			c.log.ErrorContext(ctx, "thrift handler failed; answered an internal error", "method", c.in.name, "err", err)
+		}
+		return true
+	case c.frames.flushes > 0:
+		// Unreadable arguments or an unknown method: the client got an
+		// exception and the next frame starts a new message.
+		c.log.DebugContext(ctx, "thrift request refused", "method", c.in.name, "err", err)
+		return true
+	default:
+		// No reply could be made (unreadable message header): closing
+		// the connection is the only answer that does not leave the client
+		// waiting.
+		c.log.WarnContext(ctx, "unreadable thrift message; closing connection", "err", err)
+		return false
+	}
+}
+
+// answerPanic reports a handler panic to the client as an internal error,
+// when the request is known and nothing was written yet, and logs it.
+func (c *serverConn) answerPanic(ctx context.Context, r any) (keepOpen bool) {
+	c.log.ErrorContext(ctx, "thrift handler panicked", "method", c.in.name, "panic", r, "stack", string(debug.Stack()))
+	if !c.in.began || c.frames.flushes > 0 || c.frames.writeErr != nil {
+		return false
+	}
+	c.frames.discardReply()
+	exc := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, fmt.Sprintf("Internal error processing %s: %v", c.in.name, r))
+	if err := c.out.WriteMessageBegin(ctx, c.in.name, thrift.EXCEPTION, c.in.seqID); err != nil {
+		return false
+	}
+	if err := exc.Write(ctx, c.out); err != nil {
+		return false
+	}
+	if err := c.out.WriteMessageEnd(ctx); err != nil {
+		return false
+	}
+	return c.out.Flush(ctx) == nil
+}
+
+// logReadError logs why waiting for a request ended.
+func (c *serverConn) logReadError(ctx context.Context, err error) {
+	var tooLarge *frameTooLargeError
+	switch {
+	case errors.As(err, &tooLarge):
+		c.log.WarnContext(ctx, "thrift frame too large; closing connection",
+			"frame_bytes", tooLarge.size, "max_frame_bytes", tooLarge.limit, "err", err)
+	case errors.Is(err, io.EOF):
+		c.log.DebugContext(ctx, "thrift connection closed by the client")
+	case c.state.Load() == connClosed || errors.Is(err, net.ErrClosed):
+		c.log.DebugContext(ctx, "thrift connection closed by the server")
+	default:
+		c.log.InfoContext(ctx, "thrift connection lost", "err", err)
+	}
+}
+
+// isDeclaredException reports whether err is one of the exceptions the IDL
+// declares, which the processor sends as a normal result.
+func isDeclaredException(err error) bool {
+	var (
+		invalidRequest     *cassandra.InvalidRequestException
+		notFound           *cassandra.NotFoundException
+		unavailable        *cassandra.UnavailableException
+		timedOut           *cassandra.TimedOutException
+		authentication     *cassandra.AuthenticationException
+		authorization      *cassandra.AuthorizationException
+		schemaDisagreement *cassandra.SchemaDisagreementException
+	)
+	return errors.As(err, &invalidRequest) || errors.As(err, &notFound) || errors.As(err, &unavailable) ||
+		errors.As(err, &timedOut) || errors.As(err, &authentication) || errors.As(err, &authorization) ||
+		errors.As(err, &schemaDisagreement)
+}
+
+// messageRecorder remembers the name and sequence id of the message being
+// read, so that a handler panic can still be answered.
+type messageRecorder struct {
+	thrift.TProtocol
+	name  string
+	seqID int32
+	began bool
+}
+
+func (m *messageRecorder) reset() {
+	m.name, m.seqID, m.began = "", 0, false
+}
+
+// ReadMessageBegin implements thrift.TProtocol.
+func (m *messageRecorder) ReadMessageBegin(ctx context.Context) (string, thrift.TMessageType, int32, error) {
+	name, typeID, seqID, err := m.TProtocol.ReadMessageBegin(ctx)
+	m.name, m.seqID, m.began = name, seqID, err == nil
+	return name, typeID, seqID, err
+}
