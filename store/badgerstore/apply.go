@@ -1,0 +1,375 @@
+package badgerstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/thriftbridge/thriftbridge/store"
+)
+
+const (
+	// Non-atomic batches are packed into transactions of at most this
+	// many operations / bytes; a row never spans two transactions.
+	packOps   = 10000
+	packBytes = 4 << 20
+	// maxAttempts bounds the retries of a transaction that lost a
+	// write-write conflict.
+	maxAttempts = 64
+)
+
+// Apply implements store.Engine.
+func (e *Engine) Apply(ctx context.Context, b *store.Batch) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if b.Atomic {
+		err := e.applyWithRetry(ctx, b.Rows)
+		if errors.Is(err, badger.ErrTxnTooBig) {
+			return store.ErrBatchTooLarge
+		}
+		return err
+	}
+	rows := b.Rows
+	for len(rows) > 0 {
+		n := packRows(rows)
+		if err := e.applyWithRetry(ctx, rows[:n]); err != nil {
+			if errors.Is(err, badger.ErrTxnTooBig) {
+				return store.ErrBatchTooLarge
+			}
+			return err
+		}
+		rows = rows[n:]
+	}
+	return nil
+}
+
+// packRows returns how many leading rows fit in one transaction (at least
+// one).
+func packRows(rows []store.RowMutation) int {
+	ops, size := 0, 0
+	for i := range rows {
+		rowOps, rowSize := len(rows[i].Ops), 0
+		for j := range rows[i].Ops {
+			op := &rows[i].Ops[j]
+			rowSize += len(rows[i].Key) + len(op.Super) + len(op.Name) + len(op.Value) + 64
+		}
+		if i > 0 && (ops+rowOps > packOps || size+rowSize > packBytes) {
+			return i
+		}
+		ops += rowOps
+		size += rowSize
+	}
+	return len(rows)
+}
+
+func (e *Engine) applyWithRetry(ctx context.Context, rows []store.RowMutation) error {
+	return retryWrites(ctx, func() error { return e.applyOnce(rows) })
+}
+
+// retryWrites runs a write transaction until it stops losing conflicts
+// and stops meeting the short write pause of a background data drop.
+func retryWrites(ctx context.Context, attempt func() error) error {
+	for n := 1; ; n++ {
+		err := attempt()
+		if !errors.Is(err, badger.ErrConflict) && !errors.Is(err, badger.ErrBlockedWrites) {
+			return err
+		}
+		if errors.Is(err, badger.ErrConflict) && n >= maxAttempts {
+			return fmt.Errorf("apply mutation: gave up after %d conflicting attempts: %w", n, err)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if errors.Is(err, badger.ErrBlockedWrites) {
+			time.Sleep(time.Millisecond * time.Duration(min(n, 20)))
+		} else if n > 4 {
+			time.Sleep(time.Duration(n) * 50 * time.Microsecond)
+		}
+	}
+}
+
+func (e *Engine) applyOnce(rows []store.RowMutation) error {
+	txn := e.db.NewTransaction(true)
+	defer txn.Discard()
+	w := writer{e: e, txn: txn, now: e.nowSeconds(), realNow: time.Now().Unix()}
+	for i := range rows {
+		if err := w.row(&rows[i]); err != nil {
+			return err
+		}
+	}
+	return txn.Commit()
+}
+
+// writer applies row mutations inside one transaction.
+type writer struct {
+	e       *Engine
+	txn     *badger.Txn
+	now     uint32 // engine clock, Unix seconds
+	realNow int64  // wall clock, for Badger's own expiry
+	slab    slab
+	rp      []byte // row prefix of the row being written
+	old     record
+	// shadows caches the deletions of the row being written, for counter
+	// updates, which must not add to a deleted value.
+	shadows *rowShadows
+}
+
+func (w *writer) row(m *store.RowMutation) error {
+	t := m.Table
+	rp, cut := w.e.rowPrefix(w.rp[:0], t, m.Key)
+	w.rp = rp
+	w.shadows = nil
+	if cut {
+		key := m.Key
+		err := w.updateRowHeader(rp, func(h *record) bool {
+			if h.flags&flagRawKey != 0 {
+				return false
+			}
+			h.flags |= flagRawKey
+			h.rawName = key
+			return true
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for i := range m.Ops {
+		op := &m.Ops[i]
+		var err error
+		switch op.Kind {
+		case store.OpPut:
+			err = w.putCell(rp, t, op.Super, op.Name, &record{
+				timestamp: op.Timestamp,
+				value:     op.Value,
+			}, op.TTL)
+		case store.OpDeleteCell:
+			err = w.putCell(rp, t, op.Super, op.Name, &record{
+				flags:     flagTombstone,
+				timestamp: op.Timestamp,
+				deletedAt: w.now,
+			}, 0)
+		case store.OpDeleteSuper:
+			err = w.putDeletion(superHeaderKey(&w.slab, rp, t, op.Super), t, op.Super, op.Timestamp)
+		case store.OpDeleteRow:
+			ts, now := op.Timestamp, w.now
+			err = w.updateRowHeader(rp, func(h *record) bool {
+				if h.tombstone() && h.timestamp >= ts {
+					return false
+				}
+				h.flags |= flagTombstone
+				h.timestamp, h.deletedAt = ts, now
+				return true
+			})
+		case store.OpDeleteRange:
+			err = w.putRangeTombstone(rp, t, op)
+		case store.OpCounterAdd:
+			err = w.addCounter(rp, t, op)
+		default:
+			err = fmt.Errorf("operation kind %d is not supported by this engine", op.Kind)
+		}
+		if err != nil {
+			return err
+		}
+		if op.Kind != store.OpPut && op.Kind != store.OpCounterAdd {
+			w.shadows = nil // deletions change what shadows counters
+		}
+	}
+	return nil
+}
+
+// updateRowHeader reads the row header (or starts from an empty one),
+// lets change edit it, and writes it back if change reports a change.
+// Row headers carry row deletions, long row keys and the range tombstone
+// flag; they get no Badger expiry.
+func (w *writer) updateRowHeader(rp []byte, change func(h *record) bool) error {
+	hk := append(w.slab.copyCap(rp, 1), kindRowHeader)
+	h := record{timestamp: math.MinInt64}
+	item, err := w.txn.Get(hk)
+	switch {
+	case err == nil:
+		if err := item.Value(func(v []byte) error { return decodeRecord(v, &h) }); err != nil {
+			return fmt.Errorf("read row header: %w", err)
+		}
+		h.rawName = w.slab.copy(h.rawName)
+		h.rawSuper, h.value = nil, nil
+	case errors.Is(err, badger.ErrKeyNotFound):
+	default:
+		return fmt.Errorf("read row header: %w", err)
+	}
+	if !change(&h) {
+		return nil
+	}
+	return w.txn.Set(hk, appendRecord(w.slab.scratch(recordSize(&h)), &h))
+}
+
+// flagRanges marks the row as having range tombstones.
+func (w *writer) flagRanges(rp []byte) error {
+	return w.updateRowHeader(rp, func(h *record) bool {
+		if h.flags&flagHasRanges != 0 {
+			return false
+		}
+		h.flags |= flagHasRanges
+		return true
+	})
+}
+
+// putCell writes a live cell or a cell tombstone if it wins over the cell
+// already stored under the same key.
+func (w *writer) putCell(rp []byte, t *store.Table, super, name []byte, rec *record, ttl int32) error {
+	key := cellKey(&w.slab, rp, t, super, name)
+	key, cut := finishKey(key)
+	nameType := t.CellNameType()
+	if cut {
+		rec.flags |= flagCutKey
+	}
+	if cut || !nameType.Lossless() {
+		rec.flags |= flagRawName
+		rec.rawName = nameType.Normalize(name)
+	}
+	if super != nil && (cut || !t.Comparator.Lossless()) {
+		rec.flags |= flagRawSuper
+		rec.rawSuper = t.Comparator.Normalize(super)
+	}
+	if ttl > 0 {
+		rec.flags |= flagExpiring
+		rec.ttl = uint32(ttl)
+		rec.expiresAt = w.now + uint32(ttl)
+	}
+	item, err := w.txn.Get(key)
+	switch {
+	case err == nil:
+		if err := item.Value(func(v []byte) error { return decodeRecord(v, &w.old) }); err != nil {
+			return fmt.Errorf("read cell: %w", err)
+		}
+		if !wins(rec, &w.old, w.now) {
+			return nil
+		}
+		// Names that compare equal share one cell; the first name written
+		// keeps its bytes.
+		if rec.flags&flagRawName != 0 && w.old.flags&flagRawName != 0 {
+			rec.rawName = w.slab.copy(w.old.rawName)
+		}
+		if rec.flags&flagRawSuper != 0 && w.old.flags&flagRawSuper != 0 {
+			rec.rawSuper = w.slab.copy(w.old.rawSuper)
+		}
+	case errors.Is(err, badger.ErrKeyNotFound):
+	default:
+		return fmt.Errorf("read cell: %w", err)
+	}
+	val := appendRecord(w.slab.scratch(recordSize(rec)), rec)
+	entry := badger.NewEntry(key, val)
+	if dead := localDeletionTime(rec); dead != ^uint32(0) {
+		entry.ExpiresAt = w.badgerExpiry(dead, t.GCGrace())
+	}
+	return w.txn.SetEntry(entry)
+}
+
+// putDeletion records a super column deletion at ts, unless a later one
+// is already recorded. Such tombstones are kept until the data they shadow
+// is purged, so they get no Badger expiry.
+func (w *writer) putDeletion(key []byte, t *store.Table, super []byte, ts int64) error {
+	key, cut := finishKey(key)
+	rec := record{flags: flagTombstone, timestamp: ts, deletedAt: w.now}
+	if cut {
+		rec.flags |= flagCutKey
+	}
+	if super != nil && (cut || !t.Comparator.Lossless()) {
+		rec.flags |= flagRawSuper
+		rec.rawSuper = t.Comparator.Normalize(super)
+	}
+	item, err := w.txn.Get(key)
+	switch {
+	case err == nil:
+		if err := item.Value(func(v []byte) error { return decodeRecord(v, &w.old) }); err != nil {
+			return fmt.Errorf("read deletion: %w", err)
+		}
+		if w.old.tombstone() && w.old.timestamp >= ts {
+			return nil
+		}
+		rec.flags |= w.old.flags & flagCutKey
+		// Keep the first-written bytes of the super column name.
+		if w.old.flags&flagRawSuper != 0 {
+			rec.flags |= flagRawSuper
+			rec.rawSuper = w.slab.copy(w.old.rawSuper)
+		}
+	case errors.Is(err, badger.ErrKeyNotFound):
+	default:
+		return fmt.Errorf("read deletion: %w", err)
+	}
+	return w.txn.Set(key, appendRecord(w.slab.scratch(recordSize(&rec)), &rec))
+}
+
+// badgerExpiry is the Badger expiry (wall-clock Unix seconds) of a dead
+// cell: gc_grace_seconds after it died on the engine's clock.
+func (w *writer) badgerExpiry(dead uint32, gcGrace int64) uint64 {
+	at := w.realNow + (int64(dead) - int64(w.now)) + gcGrace
+	if at < 1 {
+		at = 1
+	}
+	return uint64(at)
+}
+
+func recordSize(r *record) int {
+	return 32 + len(r.rawSuper) + len(r.rawName) + len(r.value)
+}
+
+// cellKey builds the logical key of a cell (before any cut).
+func cellKey(s *slab, rp []byte, t *store.Table, super, name []byte) []byte {
+	n := len(rp) + 8 + 2*len(super) + 2*len(name)
+	k := append(s.scratch(n), rp...)
+	k = append(k, kindCells)
+	if t.Def.Super {
+		k = t.Comparator.AppendKey(k, super)
+		k = append(k, superCells)
+		return t.SubComparator.AppendKey(k, name)
+	}
+	return t.Comparator.AppendKey(k, name)
+}
+
+// superHeaderKey builds the logical key of a super column's header.
+func superHeaderKey(s *slab, rp []byte, t *store.Table, super []byte) []byte {
+	k := append(s.scratch(len(rp)+8+2*len(super)), rp...)
+	k = append(k, kindCells)
+	k = t.Comparator.AppendKey(k, super)
+	return append(k, superHeader)
+}
+
+// slab hands out byte slices for keys and values that Badger keeps until
+// the transaction commits, from a few large chunks instead of one
+// allocation each.
+type slab struct {
+	chunk []byte
+}
+
+const slabChunk = 64 << 10
+
+// scratch returns an empty slice with room for n bytes; what is appended
+// to it must be claimed by using it as the next key or value (the slab
+// advances past it on the next call).
+func (s *slab) scratch(n int) []byte {
+	if cap(s.chunk)-len(s.chunk) < n {
+		size := slabChunk
+		if n > size {
+			size = n
+		}
+		s.chunk = make([]byte, 0, size)
+	}
+	b := s.chunk[len(s.chunk):len(s.chunk)]
+	s.chunk = s.chunk[:len(s.chunk)+n]
+	return b[:0:n]
+}
+
+// copy returns a copy of b that lives as long as the transaction.
+func (s *slab) copy(b []byte) []byte {
+	return append(s.scratch(len(b)), b...)
+}
+
+// copyCap copies b with room for extra bytes appended after it.
+func (s *slab) copyCap(b []byte, extra int) []byte {
+	return append(s.scratch(len(b)+extra), b...)
+}

@@ -1,0 +1,194 @@
+package badgerstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/thriftbridge/thriftbridge/store"
+	"github.com/thriftbridge/thriftbridge/store/partition"
+)
+
+// SyncMode says when writes reach the disk.
+type SyncMode int
+
+const (
+	// SyncPeriodic syncs the write-ahead log every SyncPeriod; a crash may
+	// lose the writes of the last period (Cassandra's default).
+	SyncPeriodic SyncMode = iota
+	// SyncBatch syncs before acknowledging every write.
+	SyncBatch
+)
+
+// Options configure an Engine.
+type Options struct {
+	// Dir is the data directory.
+	Dir string
+	// Partitioner lays rows out; it cannot change once data is written.
+	Partitioner partition.Partitioner
+	Sync        SyncMode
+	// SyncPeriod is the interval of SyncPeriodic (default 10s).
+	SyncPeriod time.Duration
+	// Logger receives the engine's and Badger's messages.
+	Logger *slog.Logger
+	// Now is the clock (tests set it); default time.Now.
+	Now func() time.Time
+	// InMemory keeps everything in memory (tests and benchmarks).
+	InMemory bool
+}
+
+// Engine is the Badger storage engine. It implements store.Engine.
+type Engine struct {
+	db   *badger.DB
+	part partition.Partitioner
+	log  *slog.Logger
+	now  func() time.Time
+
+	catalog  atomic.Pointer[store.Catalog]
+	schemaMu sync.Mutex // serialises schema changes
+
+	stop     chan struct{}
+	dropKick chan struct{}
+	bg       sync.WaitGroup
+}
+
+var _ store.Engine = (*Engine)(nil)
+
+// Open opens (creating if needed) the store in opts.Dir.
+func Open(ctx context.Context, opts Options) (*Engine, error) {
+	if opts.Partitioner == nil {
+		return nil, errors.New("badgerstore: no partitioner")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.SyncPeriod <= 0 {
+		opts.SyncPeriod = 10 * time.Second
+	}
+	bopts := badger.DefaultOptions(opts.Dir).
+		WithLogger(badgerLogger{opts.Logger}).
+		WithSyncWrites(opts.Sync == SyncBatch).
+		WithInMemory(opts.InMemory).
+		// A row mutation must fit in one transaction; Badger bounds a
+		// transaction by the memtable size, and Thrift frames reach 15 MB.
+		WithMemTableSize(128 << 20).
+		WithNumVersionsToKeep(1).
+		WithCompactL0OnClose(false)
+	if opts.InMemory {
+		bopts.Dir, bopts.ValueDir = "", ""
+	}
+	db, err := badger.Open(bopts)
+	if err != nil {
+		return nil, fmt.Errorf("open badger store in %q: %w", opts.Dir, err)
+	}
+	e := &Engine{
+		db:       db,
+		part:     opts.Partitioner,
+		log:      opts.Logger,
+		now:      opts.Now,
+		stop:     make(chan struct{}),
+		dropKick: make(chan struct{}, 1),
+	}
+	if err := e.checkPartitioner(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := e.loadCatalog(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if opts.Sync == SyncPeriodic && !opts.InMemory {
+		e.bg.Add(1)
+		go e.syncLoop(opts.SyncPeriod)
+	}
+	e.bg.Add(1)
+	go e.dropPendingLoop()
+	return e, nil
+}
+
+var partitionerKey = []byte{nsSchema, schemaMeta, 'p', 'a', 'r', 't'}
+
+// checkPartitioner records the partitioner of a new store and refuses to
+// open an existing one with another: rows are laid out by their tokens.
+func (e *Engine) checkPartitioner() error {
+	return e.db.Update(func(txn *badger.Txn) error {
+		item, err := txn.Get(partitionerKey)
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return txn.Set(partitionerKey, []byte(e.part.Name()))
+		}
+		if err != nil {
+			return fmt.Errorf("read the store's partitioner: %w", err)
+		}
+		stored, err := item.ValueCopy(nil)
+		if err != nil {
+			return fmt.Errorf("read the store's partitioner: %w", err)
+		}
+		if string(stored) != e.part.Name() {
+			return fmt.Errorf("the data directory was written with %s; it cannot be opened with %s", stored, e.part.Name())
+		}
+		return nil
+	})
+}
+
+// Partitioner implements store.Engine.
+func (e *Engine) Partitioner() partition.Partitioner { return e.part }
+
+// Catalog implements store.Engine.
+func (e *Engine) Catalog() *store.Catalog { return e.catalog.Load() }
+
+// Close stops background work, syncs and closes the database.
+func (e *Engine) Close() error {
+	close(e.stop)
+	e.bg.Wait()
+	if err := e.db.Close(); err != nil {
+		return fmt.Errorf("close badger store: %w", err)
+	}
+	return nil
+}
+
+// nowSeconds is the engine clock in Unix seconds.
+func (e *Engine) nowSeconds() uint32 {
+	return uint32(e.now().Unix())
+}
+
+func (e *Engine) syncLoop(period time.Duration) {
+	defer e.bg.Done()
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-e.stop:
+			return
+		case <-t.C:
+			if err := e.db.Sync(); err != nil {
+				e.log.Error("periodic sync failed", "err", err)
+			}
+		}
+	}
+}
+
+// badgerLogger routes Badger's messages to slog; Badger's info chatter is
+// logged at debug level.
+type badgerLogger struct{ l *slog.Logger }
+
+func (b badgerLogger) Errorf(f string, a ...any) {
+	b.l.Error(fmt.Sprintf(f, a...), "component", "badger")
+}
+func (b badgerLogger) Warningf(f string, a ...any) {
+	b.l.Warn(fmt.Sprintf(f, a...), "component", "badger")
+}
+func (b badgerLogger) Infof(f string, a ...any) {
+	b.l.Debug(fmt.Sprintf(f, a...), "component", "badger")
+}
+func (b badgerLogger) Debugf(f string, a ...any) {
+	b.l.Debug(fmt.Sprintf(f, a...), "component", "badger")
+}

@@ -1,0 +1,411 @@
+package badgerstore
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/thriftbridge/thriftbridge/store"
+	"github.com/thriftbridge/thriftbridge/store/partition"
+)
+
+// testClock is a settable clock.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+type fixture struct {
+	t     *testing.T
+	e     *Engine
+	clock *testClock
+	dir   string
+}
+
+func openTestEngine(t *testing.T, dir string, part string) *fixture {
+	t.Helper()
+	p, err := partition.ByName(part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	e, err := Open(context.Background(), Options{
+		Dir:         dir,
+		Partitioner: p,
+		Logger:      slog.New(slog.DiscardHandler),
+		Now:         clock.Now,
+		InMemory:    dir == "",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{t: t, e: e, clock: clock, dir: dir}
+	t.Cleanup(func() {
+		if f.e != nil {
+			f.e.Close()
+		}
+	})
+	return f
+}
+
+func newFixture(t *testing.T) *fixture {
+	return openTestEngine(t, t.TempDir(), "Murmur3Partitioner")
+}
+
+func (f *fixture) table(def store.TableDef) *store.Table {
+	f.t.Helper()
+	ctx := context.Background()
+	if _, ok := f.e.Catalog().Keyspace("ks"); !ok {
+		if err := f.e.CreateKeyspace(ctx, store.KeyspaceDef{Name: "ks", StrategyClass: "org.apache.cassandra.locator.SimpleStrategy"}, nil); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+	def.Keyspace = "ks"
+	if err := f.e.CreateTable(ctx, def); err != nil {
+		f.t.Fatal(err)
+	}
+	tb, ok := f.e.Catalog().Table("ks", def.Name)
+	if !ok {
+		f.t.Fatal("table not in catalog")
+	}
+	return tb
+}
+
+func (f *fixture) apply(rows ...store.RowMutation) {
+	f.t.Helper()
+	if err := f.e.Apply(context.Background(), &store.Batch{Rows: rows}); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func put(name, value string, ts int64) store.Op {
+	return store.Op{Kind: store.OpPut, Name: []byte(name), Value: []byte(value), Timestamp: ts, HasTimestamp: true}
+}
+
+func putSuper(super, name, value string, ts int64) store.Op {
+	op := put(name, value, ts)
+	op.Super = []byte(super)
+	return op
+}
+
+func (f *fixture) slice(t *store.Table, key string, q store.SliceQuery) *store.SliceResult {
+	f.t.Helper()
+	var res store.SliceResult
+	if err := f.e.Slice(context.Background(), t, []byte(key), &q, &res); err != nil {
+		f.t.Fatal(err)
+	}
+	return &res
+}
+
+func (f *fixture) count(t *store.Table, key string, q store.SliceQuery) int {
+	f.t.Helper()
+	n, err := f.e.Count(context.Background(), t, []byte(key), &q)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return n
+}
+
+// cellsString renders cells as "name=value@ts" for compact assertions.
+func cellsString(cells []store.Cell) string {
+	var b bytes.Buffer
+	for i, c := range cells {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s=%s@%d", c.Name, c.Value, c.Timestamp)
+		if c.TTL > 0 {
+			fmt.Fprintf(&b, "/ttl%d", c.TTL)
+		}
+	}
+	return b.String()
+}
+
+func supersString(supers []store.SuperColumn) string {
+	var b bytes.Buffer
+	for i, s := range supers {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s{%s}", s.Name, cellsString(s.Cells))
+	}
+	return b.String()
+}
+
+const all = 1 << 30
+
+func TestPutAndSliceInComparatorOrder(t *testing.T) {
+	f := newFixture(t)
+	tb := f.table(store.TableDef{Name: "cf", Comparator: "LongType"})
+	long := func(n int64) string {
+		var b [8]byte
+		for i := 7; i >= 0; i-- {
+			b[i] = byte(n)
+			n >>= 8
+		}
+		return string(b[:])
+	}
+	names := []int64{832416, 3, 976, 123, -5}
+	var ops []store.Op
+	for i, n := range names {
+		ops = append(ops, put(long(n), fmt.Sprint(n), int64(i+1)))
+	}
+	f.apply(store.RowMutation{Table: tb, Key: []byte("row"), Ops: ops})
+	res := f.slice(tb, "row", store.SliceQuery{Count: all})
+	var got []string
+	for _, c := range res.Cells {
+		got = append(got, string(c.Value))
+	}
+	if fmt.Sprint(got) != "[-5 3 123 976 832416]" {
+		t.Fatalf("forward order: %v", got)
+	}
+	res = f.slice(tb, "row", store.SliceQuery{Count: 2, Reversed: true})
+	if got := []string{string(res.Cells[0].Value), string(res.Cells[1].Value)}; fmt.Sprint(got) != "[832416 976]" || len(res.Cells) != 2 {
+		t.Fatalf("reversed count 2: %v", got)
+	}
+	res = f.slice(tb, "row", store.SliceQuery{Start: []byte(long(3)), Finish: []byte(long(976)), Count: all})
+	if len(res.Cells) != 3 {
+		t.Fatalf("range 3..976: %s", cellsString(res.Cells))
+	}
+	if n := f.count(tb, "row", store.SliceQuery{Count: all}); n != 5 {
+		t.Fatalf("count = %d", n)
+	}
+	if n := f.count(tb, "row", store.SliceQuery{Count: 4, Reversed: true}); n != 4 {
+		t.Fatalf("count capped = %d", n)
+	}
+}
+
+func TestReconciliation(t *testing.T) {
+	f := newFixture(t)
+	tb := f.table(store.TableDef{Name: "cf", Comparator: "UTF8Type"})
+	row := func(ops ...store.Op) { f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: ops}) }
+	get := func() string {
+		return cellsString(f.slice(tb, "k", store.SliceQuery{Names: [][]byte{[]byte("c")}}).Cells)
+	}
+	row(put("c", "b", 10))
+	row(put("c", "old", 9)) // older timestamp loses
+	if got := get(); got != "c=b@10" {
+		t.Fatalf("older write won: %s", got)
+	}
+	row(put("c", "a", 10)) // tie: greater value wins
+	if got := get(); got != "c=b@10" {
+		t.Fatalf("tie with smaller value won: %s", got)
+	}
+	row(put("c", "z", 10))
+	if got := get(); got != "c=z@10" {
+		t.Fatalf("tie with greater value lost: %s", got)
+	}
+	row(store.Op{Kind: store.OpDeleteCell, Name: []byte("c"), Timestamp: 10})
+	if got := get(); got != "" {
+		t.Fatalf("tie with deletion: deletion must win, got %s", got)
+	}
+	row(put("c", "zz", 10))
+	if got := get(); got != "" {
+		t.Fatalf("write at deletion's timestamp must stay deleted, got %s", got)
+	}
+	row(put("c", "new", 11))
+	if got := get(); got != "c=new@11" {
+		t.Fatalf("newer write after deletion: %s", got)
+	}
+}
+
+func TestRowDeletionShadowsOlderWrites(t *testing.T) {
+	f := newFixture(t)
+	tb := f.table(store.TableDef{Name: "cf", Comparator: "UTF8Type"})
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{put("a", "1", 5), put("b", "2", 20)}})
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{{Kind: store.OpDeleteRow, Timestamp: 10}}})
+	if got := cellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "b=2@20" {
+		t.Fatalf("after row delete: %s", got)
+	}
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{put("c", "late-but-old", 9)}})
+	if got := cellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "b=2@20" {
+		t.Fatalf("write older than the row deletion came back: %s", got)
+	}
+	// An older deletion does not move the row deletion back.
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{{Kind: store.OpDeleteRow, Timestamp: 1}, put("d", "4", 8)}})
+	if got := cellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "b=2@20" {
+		t.Fatalf("after older row deletion: %s", got)
+	}
+	if n := f.count(tb, "k", store.SliceQuery{Count: all}); n != 1 {
+		t.Fatalf("count = %d", n)
+	}
+}
+
+func TestTTLExpiryAndOriginalTTL(t *testing.T) {
+	f := newFixture(t)
+	tb := f.table(store.TableDef{Name: "cf", Comparator: "UTF8Type"})
+	ttlPut := put("t", "v", 1)
+	ttlPut.TTL = 100
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{ttlPut, put("p", "v", 1)}})
+	f.clock.Advance(60 * time.Second)
+	if got := cellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "p=v@1 t=v@1/ttl100" {
+		t.Fatalf("before expiry: %s", got)
+	}
+	f.clock.Advance(40 * time.Second)
+	if got := cellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "p=v@1" {
+		t.Fatalf("at expiry: %s", got)
+	}
+	// An expired cell still shadows an older write of the same name.
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{put("t", "older", 0)}})
+	if got := cellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "p=v@1" {
+		t.Fatalf("expired cell did not shadow an older write: %s", got)
+	}
+}
+
+func TestSuperColumns(t *testing.T) {
+	f := newFixture(t)
+	tb := f.table(store.TableDef{Name: "sc", Super: true, Comparator: "UTF8Type", SubComparator: "UTF8Type"})
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{
+		putSuper("s2", "b", "2b", 1), putSuper("s2", "a", "2a", 1),
+		putSuper("s1", "z", "1z", 1), putSuper("s1", "y", "1y", 1),
+		putSuper("s3", "c", "3c", 1),
+	}})
+	if got := supersString(f.slice(tb, "k", store.SliceQuery{Count: all}).Supers); got != "s1{y=1y@1 z=1z@1} s2{a=2a@1 b=2b@1} s3{c=3c@1}" {
+		t.Fatalf("super level: %s", got)
+	}
+	if got := supersString(f.slice(tb, "k", store.SliceQuery{Count: 2, Reversed: true}).Supers); got != "s3{c=3c@1} s2{b=2b@1 a=2a@1}" {
+		t.Fatalf("super level reversed: %s", got)
+	}
+	if got := supersString(f.slice(tb, "k", store.SliceQuery{Names: [][]byte{[]byte("s3"), []byte("s1"), []byte("nope")}}).Supers); got != "s1{y=1y@1 z=1z@1} s3{c=3c@1}" {
+		t.Fatalf("super names: %s", got)
+	}
+	if got := cellsString(f.slice(tb, "k", store.SliceQuery{Super: []byte("s2"), Count: all, Reversed: true}).Cells); got != "b=2b@1 a=2a@1" {
+		t.Fatalf("inside super reversed: %s", got)
+	}
+	if n := f.count(tb, "k", store.SliceQuery{Count: all}); n != 3 {
+		t.Fatalf("super count = %d", n)
+	}
+	if n := f.count(tb, "k", store.SliceQuery{Super: []byte("s1"), Count: 1}); n != 1 {
+		t.Fatalf("count inside super with a small count = %d", n)
+	}
+	// Delete a whole super column, then one subcolumn of another.
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{
+		{Kind: store.OpDeleteSuper, Super: []byte("s1"), Timestamp: 2},
+		{Kind: store.OpDeleteCell, Super: []byte("s3"), Name: []byte("c"), Timestamp: 2},
+	}})
+	if got := supersString(f.slice(tb, "k", store.SliceQuery{Count: all}).Supers); got != "s2{a=2a@1 b=2b@1}" {
+		t.Fatalf("after deletions: %s", got)
+	}
+	if n := f.count(tb, "k", store.SliceQuery{Count: all}); n != 1 {
+		t.Fatalf("count after deletions = %d", n)
+	}
+	// A write newer than the super column's deletion brings it back.
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{putSuper("s1", "n", "new", 3), putSuper("s1", "o", "old", 2)}})
+	if got := supersString(f.slice(tb, "k", store.SliceQuery{Names: [][]byte{[]byte("s1")}}).Supers); got != "s1{n=new@3}" {
+		t.Fatalf("after re-insert: %s", got)
+	}
+}
+
+func TestPersistenceAcrossReopen(t *testing.T) {
+	dir := t.TempDir()
+	f := openTestEngine(t, dir, "RandomPartitioner")
+	tb := f.table(store.TableDef{Name: "cf", Comparator: "AsciiType"})
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{put("a", "1", 1)}})
+	version := f.e.Catalog().Version
+	if err := f.e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.e = nil
+	g := openTestEngine(t, dir, "RandomPartitioner")
+	if g.e.Catalog().Version != version {
+		t.Fatalf("schema version changed across restart: %s != %s", g.e.Catalog().Version, version)
+	}
+	tb2, ok := g.e.Catalog().Table("ks", "cf")
+	if !ok {
+		t.Fatal("table lost across restart")
+	}
+	if got := cellsString(g.slice(tb2, "k", store.SliceQuery{Count: all}).Cells); got != "a=1@1" {
+		t.Fatalf("data after restart: %s", got)
+	}
+}
+
+func TestTruncateAndDrop(t *testing.T) {
+	f := newFixture(t)
+	tb := f.table(store.TableDef{Name: "cf", Comparator: "UTF8Type"})
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{put("a", "1", 1)}})
+	ctx := context.Background()
+	if err := f.e.Truncate(ctx, "ks", "cf"); err != nil {
+		t.Fatal(err)
+	}
+	tb, _ = f.e.Catalog().Table("ks", "cf")
+	if got := cellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "" {
+		t.Fatalf("after truncate: %s", got)
+	}
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{put("b", "2", 1)}})
+	if got := cellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "b=2@1" {
+		t.Fatalf("write after truncate: %s", got)
+	}
+	if err := f.e.DropTable(ctx, "ks", "cf"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := f.e.Catalog().Table("ks", "cf"); ok {
+		t.Fatal("dropped table still in catalog")
+	}
+	// Recreating the family starts empty.
+	tb = f.table(store.TableDef{Name: "cf", Comparator: "UTF8Type"})
+	if got := cellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "" {
+		t.Fatalf("recreated table not empty: %s", got)
+	}
+}
+
+func TestLongKeysAndNames(t *testing.T) {
+	f := newFixture(t)
+	tb := f.table(store.TableDef{Name: "cf", Comparator: "BytesType"})
+	key := bytes.Repeat([]byte{0xff}, 65535)
+	// Names of 65535 bytes that share long prefixes: their keys are cut
+	// and must still come back whole and in comparator order.
+	var names [][]byte
+	for _, last := range []byte{3, 1, 2, 0} {
+		n := bytes.Repeat([]byte{0}, 65535)
+		n[len(n)-1] = last
+		names = append(names, n)
+	}
+	short := []byte{0, 0, 1}
+	var ops []store.Op
+	for i, n := range names {
+		ops = append(ops, store.Op{Kind: store.OpPut, Name: n, Value: []byte{byte(i)}, Timestamp: 1})
+	}
+	ops = append(ops, store.Op{Kind: store.OpPut, Name: short, Value: []byte("short"), Timestamp: 1})
+	f.apply(store.RowMutation{Table: tb, Key: key, Ops: ops})
+	res := f.slice(tb, string(key), store.SliceQuery{Count: all})
+	if len(res.Cells) != 5 {
+		t.Fatalf("got %d cells", len(res.Cells))
+	}
+	for i := 0; i < 4; i++ {
+		if !bytes.Equal(res.Cells[i].Name[:65534], names[0][:65534]) || res.Cells[i].Name[65534] != byte(i) {
+			t.Fatalf("cell %d out of order or damaged (len %d, last %d)", i, len(res.Cells[i].Name), res.Cells[i].Name[len(res.Cells[i].Name)-1])
+		}
+	}
+	if !bytes.Equal(res.Cells[4].Name, short) {
+		t.Fatalf("short name not last")
+	}
+	rev := f.slice(tb, string(key), store.SliceQuery{Count: 2, Reversed: true})
+	if !bytes.Equal(rev.Cells[0].Name, short) || rev.Cells[1].Name[65534] != 3 {
+		t.Fatal("reverse order over cut keys is wrong")
+	}
+	// A range whose bounds are long names selects exactly the middle two.
+	mid := f.slice(tb, string(key), store.SliceQuery{Start: names[2], Finish: names[0], Count: all})
+	if len(mid.Cells) != 2 || mid.Cells[0].Name[65534] != 2 || mid.Cells[1].Name[65534] != 3 {
+		t.Fatalf("range over long names: %d cells", len(mid.Cells))
+	}
+	got := f.slice(tb, string(key), store.SliceQuery{Names: [][]byte{names[1]}})
+	if len(got.Cells) != 1 || !bytes.Equal(got.Cells[0].Name, names[1]) {
+		t.Fatal("point read of a long name failed")
+	}
+}

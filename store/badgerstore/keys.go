@@ -1,0 +1,102 @@
+package badgerstore
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+
+	"github.com/thriftbridge/thriftbridge/store"
+)
+
+// Namespaces: the first byte of every key.
+const (
+	nsSchema byte = 0x01
+	nsData   byte = 0x02
+)
+
+// Schema sub-namespaces.
+const (
+	schemaKeyspace byte = 'k'
+	schemaMeta     byte = 'm'
+)
+
+// Kinds: the byte after a row prefix.
+const (
+	kindRowHeader byte = 0x00
+	kindRanges    byte = 0x01
+	kindCells     byte = 0x02
+	kindEnd       byte = 0x03 // exclusive end of a row's keys
+)
+
+// Markers after a super column name.
+const (
+	superHeader byte = 0x00
+	superCells  byte = 0x01
+)
+
+const (
+	// maxKey is Badger's key size limit.
+	maxKey = 65000
+	// hashLen is the length of the hash that completes a cut key.
+	hashLen = 8
+	// truncatedLen is how much of an overlong key is kept verbatim.
+	truncatedLen = maxKey - hashLen
+	// maxRowPrefix caps the row part of a key so that long row keys still
+	// leave room for names.
+	maxRowPrefix = 24 << 10
+	// tablePrefixLen is namespace + data id.
+	tablePrefixLen = 5
+)
+
+// appendTablePrefix appends the data namespace prefix of a family.
+func appendTablePrefix(dst []byte, dataID uint32) []byte {
+	dst = append(dst, nsData)
+	return binary.BigEndian.AppendUint32(dst, dataID)
+}
+
+// rowPrefix builds the key prefix of a row and reports whether the row key
+// was too long to be kept whole in it.
+func (e *Engine) rowPrefix(dst []byte, t *store.Table, key []byte) (prefix []byte, cut bool) {
+	dst = appendTablePrefix(dst, t.DataID)
+	start := len(dst)
+	dst = e.part.AppendRowKey(dst, key)
+	if len(dst)-start+tablePrefixLen < maxRowPrefix {
+		return dst, false
+	}
+	// A cut prefix has exactly maxRowPrefix bytes and ends in hash bytes
+	// with their high bit set: they contain no 0x00, so no escape
+	// terminator, and the prefix never decodes as a row key (that is how
+	// a scan tells it from an uncut one).
+	sum := sha256.Sum256(dst[start:])
+	dst = dst[:start+maxRowPrefix-tablePrefixLen-hashLen]
+	for _, b := range sum[:hashLen] {
+		dst = append(dst, b|0x80)
+	}
+	return dst, true
+}
+
+// finishKey cuts an overlong key to truncatedLen bytes plus a hash of the
+// whole, in place, and reports whether it did.
+func finishKey(k []byte) ([]byte, bool) {
+	if len(k) <= maxKey {
+		return k, false
+	}
+	sum := sha256.Sum256(k)
+	return append(k[:truncatedLen], sum[:hashLen]...), true
+}
+
+// mayTie reports whether a key is long enough to belong to a tie group.
+func mayTie(k []byte) bool { return len(k) > truncatedLen }
+
+// sameTieGroup reports whether two long keys belong to one tie group.
+func sameTieGroup(a, b []byte) bool {
+	return mayTie(a) && mayTie(b) && string(a[:truncatedLen]) == string(b[:truncatedLen])
+}
+
+// seekKey turns a logical bound key into the physical key to seek to: a
+// bound longer than a key can be seeks to the start of its tie group.
+func seekKey(k []byte) []byte {
+	if len(k) > truncatedLen {
+		return k[:truncatedLen]
+	}
+	return k
+}

@@ -1,0 +1,335 @@
+package badgerstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/thriftbridge/thriftbridge/store"
+	"github.com/thriftbridge/thriftbridge/store/marshal"
+)
+
+// noDeletion is a deletion timestamp that shadows nothing.
+const noDeletion = math.MinInt64
+
+// reader reads one row inside a read-only transaction.
+type reader struct {
+	txn    *badger.Txn
+	t      *store.Table
+	now    uint32
+	rp     []byte // row prefix
+	rowDel int64  // the row's deletion timestamp
+	ranges []rangeTombstone
+	buf    []byte // scratch for keys
+	name   []byte // scratch for decoded names
+	// fwd, when set, is an iterator forward cursors reuse instead of
+	// opening their own (a scan's).
+	fwd *badger.Iterator
+}
+
+func (e *Engine) newReader(txn *badger.Txn, t *store.Table, key []byte) (*reader, error) {
+	r := &reader{txn: txn, t: t, now: e.nowSeconds()}
+	r.rp, _ = e.rowPrefix(nil, t, key)
+	return r, r.loadRow()
+}
+
+// loadRow reads the row's deletions: its header and range tombstones.
+func (r *reader) loadRow() error {
+	r.rowDel, r.ranges = noDeletion, nil
+	h, found, err := readHeader(r.txn, append(r.scratch(r.rp), kindRowHeader))
+	if err != nil || !found {
+		return err
+	}
+	if h.tombstone() {
+		r.rowDel = h.timestamp
+	}
+	if h.flags&flagHasRanges != 0 {
+		r.ranges, err = loadRangeTombstones(r.txn, r.rp)
+	}
+	return err
+}
+
+// dead reports whether the cell under the logical key is deleted or
+// expired, or shadowed by a deletion at del (the row's or its super
+// column's) or by a range tombstone.
+func (r *reader) dead(key []byte, rec *record, del int64) bool {
+	if !rec.live(r.now) || rec.timestamp <= del {
+		return true
+	}
+	if len(r.ranges) == 0 {
+		return false
+	}
+	suffix := key[len(r.rp)+1:]
+	for i := range r.ranges {
+		if r.ranges[i].covers(suffix, rec.timestamp) {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *reader) scratch(prefix []byte) []byte {
+	r.buf = append(r.buf[:0], prefix...)
+	return r.buf
+}
+
+// deletionAt returns the deletion timestamp recorded under a header key.
+func (r *reader) deletionAt(key []byte) (int64, error) {
+	return headerDeletion(r.txn, key)
+}
+
+// rebuild rebuilds the logical key of a cut key from its record.
+func (r *reader) rebuild(dst []byte, rec *record) []byte {
+	k := append(dst, r.rp...)
+	k = append(k, kindCells)
+	if !r.t.Def.Super {
+		return r.t.Comparator.AppendKey(k, rec.rawName)
+	}
+	k = r.t.Comparator.AppendKey(k, rec.rawSuper)
+	if rec.flags&flagRawName == 0 {
+		return append(k, superHeader)
+	}
+	k = append(k, superCells)
+	return r.t.SubComparator.AppendKey(k, rec.rawName)
+}
+
+// cellVisitor receives live cells; name and rec are valid only during the
+// call. Returning false stops the walk.
+type cellVisitor func(name []byte, rec *record) bool
+
+// Slice implements store.Engine.
+func (e *Engine) Slice(ctx context.Context, t *store.Table, key []byte, q *store.SliceQuery, out *store.SliceResult) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	txn := e.db.NewTransaction(false)
+	defer txn.Discard()
+	r, err := e.newReader(txn, t, key)
+	if err != nil {
+		return err
+	}
+	return r.slice(q, out)
+}
+
+// slice appends what q selects in the reader's row to out.
+func (r *reader) slice(q *store.SliceQuery, out *store.SliceResult) error {
+	if r.t.Def.Super && q.Super == nil {
+		return r.sliceSupers(q, out)
+	}
+	return r.sliceRowCells(q, func(name []byte, rec *record) bool {
+		out.Cells = append(out.Cells, keepCell(out, name, rec))
+		return q.Names != nil || len(out.Cells) < q.Count
+	})
+}
+
+// cursor opens a cursor over [lower, upper) under prefix, on the reader's
+// shared forward iterator when it has one.
+func (r *reader) cursor(prefix, lower, upper []byte, reverse bool) *cursor {
+	if r.fwd != nil && !reverse {
+		return newCursorOn(r.fwd, lower, upper, r.rebuild)
+	}
+	return newCursor(r.txn, prefix, lower, upper, reverse, r.rebuild)
+}
+
+// Count implements store.Engine.
+func (e *Engine) Count(ctx context.Context, t *store.Table, key []byte, q *store.SliceQuery) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	txn := e.db.NewTransaction(false)
+	defer txn.Discard()
+	r, err := e.newReader(txn, t, key)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	if t.Def.Super && q.Super == nil {
+		err = r.countSupers(q, &n)
+		return n, err
+	}
+	// The number of live cells in a range does not depend on the
+	// direction, so counts always walk forward.
+	fq := *q
+	if fq.Reversed {
+		fq.Start, fq.Finish, fq.Reversed = q.Finish, q.Start, false
+	}
+	err = r.sliceRowCells(&fq, func([]byte, *record) bool {
+		n++
+		return fq.Names != nil || n < fq.Count
+	})
+	return n, err
+}
+
+func keepCell(out *store.SliceResult, name []byte, rec *record) store.Cell {
+	c := store.Cell{
+		Name:      out.Keep(name),
+		Timestamp: rec.timestamp,
+		TTL:       int32(rec.ttl),
+	}
+	if rec.counter() {
+		c.CounterValue = rec.counterValue()
+	} else {
+		c.Value = out.Keep(rec.value)
+		if c.Value == nil {
+			c.Value = []byte{}
+		}
+	}
+	return c
+}
+
+// sliceRowCells walks the cells a query selects at cell level: the cells of
+// a Standard row, or the subcolumns of one super column.
+func (r *reader) sliceRowCells(q *store.SliceQuery, visit cellVisitor) error {
+	if q.Names == nil && q.Count <= 0 {
+		return nil
+	}
+	if !r.t.Def.Super {
+		prefix := append(append([]byte{}, r.rp...), kindCells)
+		return r.sliceCells(prefix, r.t.Comparator, q, r.rowDel, visit)
+	}
+	del, err := r.superDeletion(q.Super)
+	if err != nil {
+		return err
+	}
+	return r.sliceCells(r.subcolumnPrefix(q.Super), r.t.SubComparator, q, del, visit)
+}
+
+// superDeletion is the deletion timestamp that applies inside a super
+// column: the later of the row's and the super column's own.
+func (r *reader) superDeletion(super []byte) (int64, error) {
+	k := append(r.scratch(r.rp), kindCells)
+	k = r.t.Comparator.AppendKey(k, super)
+	k = append(k, superHeader)
+	del, err := r.deletionAt(k)
+	r.buf = k
+	if err != nil {
+		return 0, err
+	}
+	return max(del, r.rowDel), nil
+}
+
+func (r *reader) subcolumnPrefix(super []byte) []byte {
+	k := append(append([]byte{}, r.rp...), kindCells)
+	k = r.t.Comparator.AppendKey(k, super)
+	return append(k, superCells)
+}
+
+// sliceCells walks the cells under prefix that q selects, skipping cells
+// shadowed by a deletion at del or later.
+func (r *reader) sliceCells(prefix []byte, nameType marshal.Type, q *store.SliceQuery, del int64, visit cellVisitor) error {
+	if q.Names != nil {
+		return r.namedCells(prefix, nameType, q.Names, del, visit)
+	}
+	lower, upper := rangeKeys(prefix, nameType, q)
+	if bytes.Compare(lower, upper) >= 0 {
+		return nil
+	}
+	c := r.cursor(prefix, lower, upper, q.Reversed)
+	defer c.close()
+	for {
+		ok, err := c.next()
+		if err != nil || !ok {
+			return err
+		}
+		if r.dead(c.key, &c.rec, del) {
+			continue
+		}
+		name, err := r.cellName(c.key[len(prefix):], nameType, &c.rec)
+		if err != nil {
+			return err
+		}
+		if !visit(name, &c.rec) {
+			return nil
+		}
+	}
+}
+
+// rangeKeys turns a range query into logical keys [lower, upper) under
+// prefix.
+func rangeKeys(prefix []byte, nameType marshal.Type, q *store.SliceQuery) (lower, upper []byte) {
+	lo, hi := q.Start, q.Finish
+	if q.Reversed {
+		lo, hi = hi, lo
+	}
+	lower = append([]byte{}, prefix...)
+	if len(lo) > 0 {
+		lower = nameType.AppendLowerBound(lower, lo)
+	}
+	if len(hi) > 0 {
+		upper = nameType.AppendUpperBound(append([]byte{}, prefix...), hi)
+	} else {
+		upper = prefixEnd(prefix)
+	}
+	return lower, upper
+}
+
+// prefixEnd is the smallest key after every key starting with prefix
+// (prefixes here never end in 0xff).
+func prefixEnd(prefix []byte) []byte {
+	end := append([]byte{}, prefix...)
+	end[len(end)-1]++
+	return end
+}
+
+// cellName returns the raw name of a cell: from its record when the key
+// cannot give it back, else decoded from the key.
+func (r *reader) cellName(encoded []byte, nameType marshal.Type, rec *record) ([]byte, error) {
+	if rec.flags&flagRawName != 0 {
+		return rec.rawName, nil
+	}
+	name, _, err := nameType.DecodeKey(r.name[:0], encoded)
+	if err != nil {
+		return nil, fmt.Errorf("decode column name %x: %w", encoded, err)
+	}
+	r.name = name
+	return name, nil
+}
+
+// namedCells reads the named cells, in comparator order, each once.
+func (r *reader) namedCells(prefix []byte, nameType marshal.Type, names [][]byte, del int64, visit cellVisitor) error {
+	keys := sortedNameKeys(prefix, nameType, names)
+	for _, k := range keys {
+		phys, _ := finishKey(append([]byte{}, k...))
+		item, err := r.txn.Get(phys)
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("read column: %w", err)
+		}
+		var rec record
+		val, err := item.ValueCopy(nil)
+		if err != nil {
+			return fmt.Errorf("read column: %w", err)
+		}
+		if err := decodeRecord(val, &rec); err != nil {
+			return err
+		}
+		if r.dead(k, &rec, del) {
+			continue
+		}
+		name, err := r.cellName(k[len(prefix):], nameType, &rec)
+		if err != nil {
+			return err
+		}
+		if !visit(name, &rec) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// sortedNameKeys encodes names under prefix, sorted, without duplicates.
+func sortedNameKeys(prefix []byte, nameType marshal.Type, names [][]byte) [][]byte {
+	keys := make([][]byte, 0, len(names))
+	for _, n := range names {
+		keys = append(keys, nameType.AppendKey(append([]byte{}, prefix...), n))
+	}
+	slices.SortFunc(keys, bytes.Compare)
+	return slices.CompactFunc(keys, bytes.Equal)
+}

@@ -1,0 +1,60 @@
+package store
+
+import (
+	"context"
+	"errors"
+
+	"github.com/thriftbridge/thriftbridge/store/partition"
+)
+
+// Engine is a storage backend for thriftd. Every method is safe for
+// concurrent use. Tables passed in come from the engine's own Catalog.
+type Engine interface {
+	// Partitioner is the partitioner the data is laid out by.
+	Partitioner() partition.Partitioner
+
+	// Catalog returns the current schema snapshot.
+	Catalog() *Catalog
+
+	// CreateKeyspace adds a keyspace with its families (ErrExists if the
+	// name is taken, ignoring case).
+	CreateKeyspace(ctx context.Context, ks KeyspaceDef, tables []TableDef) error
+	// UpdateKeyspace replaces a keyspace's options (not its families).
+	UpdateKeyspace(ctx context.Context, ks KeyspaceDef) error
+	// DropKeyspace removes a keyspace, its families and their data.
+	DropKeyspace(ctx context.Context, name string) error
+	// CreateTable adds a family to an existing keyspace.
+	CreateTable(ctx context.Context, def TableDef) error
+	// UpdateTable replaces a family's definition (its id and data stay).
+	UpdateTable(ctx context.Context, def TableDef) error
+	// DropTable removes a family and its data.
+	DropTable(ctx context.Context, keyspace, name string) error
+	// Truncate removes every row of a family.
+	Truncate(ctx context.Context, keyspace, name string) error
+
+	// Apply writes a batch: each row atomically and in isolation, the
+	// whole batch in one transaction when b.Atomic is set.
+	Apply(ctx context.Context, b *Batch) error
+
+	// Slice reads the live cells of one row that q selects, appending them
+	// to out.
+	Slice(ctx context.Context, t *Table, key []byte, q *SliceQuery, out *SliceResult) error
+
+	// Count counts what Slice would return, without materialising it.
+	Count(ctx context.Context, t *Table, key []byte, q *SliceQuery) (int, error)
+
+	// Scan walks the rows of a range in partitioner order. For each row
+	// that exists (has live cells or tombstones: deleted rows show up
+	// empty, as Cassandra's "range ghosts") it clears out, fills it with
+	// what q.Slice selects and calls visit with the row key, which is
+	// valid during the call only. Bytes in out stay valid until out is
+	// Reset. visit returns false to stop.
+	Scan(ctx context.Context, t *Table, q *ScanQuery, out *SliceResult, visit func(key []byte) (bool, error)) error
+
+	// Close flushes and closes the store.
+	Close() error
+}
+
+// ErrBatchTooLarge reports a batch that cannot be applied in one
+// transaction.
+var ErrBatchTooLarge = errors.New("batch too large to apply atomically")

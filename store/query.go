@@ -1,0 +1,122 @@
+package store
+
+import "github.com/thriftbridge/thriftbridge/store/partition"
+
+// SliceQuery selects cells of one row: either by Names or by a range.
+//
+// In a Super family without Super set, names and ranges apply to super
+// column names and each selected super column comes back whole. With Super
+// set, they apply to the subcolumns of that one super column.
+type SliceQuery struct {
+	Super []byte
+	// Names, when not nil, selects exactly these names (results come back
+	// in comparator order, each at most once).
+	Names [][]byte
+	// Start and Finish bound the range in traversal order (empty: open).
+	Start, Finish []byte
+	Reversed      bool
+	// Count caps the number of cells (or super columns) returned.
+	Count int
+}
+
+// Cell is one live cell as a read returns it.
+type Cell struct {
+	Name      []byte
+	Value     []byte
+	Timestamp int64
+	// TTL is the TTL the cell was written with (0: none).
+	TTL int32
+	// CounterValue is the value of a counter cell.
+	CounterValue int64
+}
+
+// SuperColumn is one live super column with its live subcolumns.
+type SuperColumn struct {
+	Name  []byte
+	Cells []Cell
+}
+
+// SliceResult receives the result of a slice. Reuse one across calls with
+// Reset to save allocations; byte slices in it stay valid until then.
+type SliceResult struct {
+	Cells  []Cell
+	Supers []SuperColumn
+	// arena backs every byte slice of the result.
+	arena []byte
+}
+
+// Reset empties the result for reuse.
+func (r *SliceResult) Reset() {
+	for i := range r.Supers {
+		r.Supers[i].Cells = nil
+	}
+	r.Cells = r.Cells[:0]
+	r.Supers = r.Supers[:0]
+	r.arena = r.arena[:0]
+}
+
+// Len is the number of cells (or super columns at super level) returned.
+func (r *SliceResult) Len() int {
+	return len(r.Cells) + len(r.Supers)
+}
+
+// Keep copies b into the result's arena and returns the copy. Earlier
+// copies stay valid when the arena grows: a full arena is replaced, not
+// reallocated in place.
+func (r *SliceResult) Keep(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	if cap(r.arena)-len(r.arena) < len(b) {
+		size := 2 * cap(r.arena)
+		if size < 4096 {
+			size = 4096
+		}
+		if size < len(b) {
+			size = len(b)
+		}
+		r.arena = make([]byte, 0, size)
+	}
+	start := len(r.arena)
+	r.arena = append(r.arena, b...)
+	return r.arena[start:len(r.arena):len(r.arena)]
+}
+
+// Clear empties the cells of the result but keeps the bytes already handed
+// out valid (the arena is not rewound), for readers that keep the bytes of
+// earlier rows while reading the next.
+func (r *SliceResult) Clear() {
+	for i := range r.Supers {
+		r.Supers[i].Cells = nil
+	}
+	r.Cells = r.Cells[:0]
+	r.Supers = r.Supers[:0]
+}
+
+// BoundKind says what a RowBound is.
+type BoundKind uint8
+
+const (
+	// BoundOpen is an unbounded end: the first or the last row.
+	BoundOpen BoundKind = iota
+	// BoundKey is a row key; it includes that row at either end.
+	BoundKey
+	// BoundToken is a token: at the start it excludes the rows of that
+	// token, at the end it includes them (Cassandra's maxKeyBound).
+	BoundToken
+)
+
+// RowBound is one end of a range of rows in partitioner order.
+type RowBound struct {
+	Kind  BoundKind
+	Key   []byte
+	Token partition.Token
+}
+
+// ScanQuery selects the rows from Start to End (never wrapping around the
+// ring: callers split a wrapping range in two) and, in each row, what
+// Slice selects.
+type ScanQuery struct {
+	Start, End RowBound
+	Slice      SliceQuery
+}
