@@ -1,0 +1,10 @@
+// Command thriftd serves Cassandra's legacy Thrift API (framed transport,
+// binary protocol) over an embedded Badger store.
+//
+//	thriftd --listen 127.0.0.1:9160 --data-dir ./data
+//
+// Settings come from the defaults, then the YAML file given with --config
+// (see thriftd.example.yaml), then the command-line flags. SIGINT or
+// SIGTERM stops it gracefully: no new connections, in-flight calls
+// finish, the store is closed cleanly.
+package main

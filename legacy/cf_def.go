@@ -1,0 +1,274 @@
+package legacy
+
+import (
+	"github.com/thriftbridge/thriftbridge/store"
+	"github.com/thriftbridge/thriftbridge/store/marshal"
+	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
+)
+
+// tableDefFromThrift validates a CfDef as Cassandra does when a family is
+// created and returns its definition. Options the client left unset stay
+// unset, so describe_keyspace can tell them from explicit values.
+func tableDefFromThrift(cf *cassandra.CfDef) (store.TableDef, error) {
+	def := store.TableDef{Keyspace: cf.Keyspace, Name: cf.Name}
+	switch cf.ColumnType {
+	case "Standard", "":
+	case "Super":
+		def.Super = true
+	default:
+		return def, iref("Invalid column type %s", cf.ColumnType)
+	}
+	comparator, err := parseType(orDefault(cf.ComparatorType, "BytesType"))
+	if err != nil {
+		return def, err
+	}
+	def.Comparator = comparator.Name()
+	if def.Super {
+		sub, err := parseType(orDefault(stringOr(cf.SubcomparatorType), "BytesType"))
+		if err != nil {
+			return def, err
+		}
+		def.SubComparator = sub.Name()
+	}
+	key, err := parseType(orDefault(stringOr(cf.KeyValidationClass), "BytesType"))
+	if err != nil {
+		return def, err
+	}
+	def.KeyValidator = key.Name()
+	validator, err := parseType(orDefault(stringOr(cf.DefaultValidationClass), "BytesType"))
+	if err != nil {
+		return def, err
+	}
+	def.DefaultValidator = validator.Name()
+	for _, c := range cf.ColumnMetadata {
+		v, err := parseType(c.ValidationClass)
+		if err != nil {
+			return def, err
+		}
+		cd := store.ColumnDef{Name: c.Name, Validator: v.Name(), IndexName: c.IndexName, IndexOptions: c.IndexOptions}
+		if c.IndexType != nil {
+			it := int32(*c.IndexType)
+			cd.IndexType = &it
+		}
+		def.Columns = append(def.Columns, cd)
+	}
+	copyOptionsFromThrift(&def, cf)
+
+	if !validName.MatchString(def.Keyspace) {
+		return def, iref("Keyspace name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", def.Keyspace)
+	}
+	if !validName.MatchString(def.Name) {
+		return def, iref("ColumnFamily name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", def.Name)
+	}
+	if marshal.IsCounter(comparator) {
+		return def, ire("CounterColumnType is not a valid comparator")
+	}
+	if marshal.IsCounter(key) {
+		return def, ire("CounterColumnType is not a valid key validator")
+	}
+	if err := validateTableOptions(&def); err != nil {
+		return def, err
+	}
+	return def, nil
+}
+
+func parseType(name string) (marshal.Type, error) {
+	t, err := marshal.Parse(name)
+	if err != nil {
+		return nil, ire(err.Error())
+	}
+	return t, nil
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+func stringOr(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// copyOptionsFromThrift keeps every option the client set.
+func copyOptionsFromThrift(def *store.TableDef, cf *cassandra.CfDef) {
+	def.Comment = cf.Comment
+	def.ReadRepairChance = cf.ReadRepairChance
+	def.DCLocalReadRepairChance = setFloat(cf.IsSetDclocalReadRepairChance(), cf.DclocalReadRepairChance)
+	def.GCGraceSeconds = cf.GcGraceSeconds
+	def.MinCompactionThreshold = cf.MinCompactionThreshold
+	def.MaxCompactionThreshold = cf.MaxCompactionThreshold
+	def.KeyAlias = cf.KeyAlias
+	def.ColumnAliases = cf.ColumnAliases
+	def.ValueAlias = cf.ValueAlias
+	def.CompactionStrategy = cf.CompactionStrategy
+	def.CompactionStrategyOptions = cf.CompactionStrategyOptions
+	def.CompressionOptions = cf.CompressionOptions
+	def.BloomFilterFPChance = cf.BloomFilterFpChance
+	def.Caching = setString(cf.IsSetCaching(), cf.Caching)
+	def.CellsPerRowToCache = setString(cf.IsSetCellsPerRowToCache(), cf.CellsPerRowToCache)
+	def.MemtableFlushPeriodMs = cf.MemtableFlushPeriodInMs
+	def.DefaultTimeToLive = cf.DefaultTimeToLive
+	def.SpeculativeRetry = setString(cf.IsSetSpeculativeRetry(), cf.SpeculativeRetry)
+	def.MinIndexInterval = cf.MinIndexInterval
+	def.MaxIndexInterval = cf.MaxIndexInterval
+	for _, tr := range cf.Triggers {
+		def.Triggers = append(def.Triggers, store.TriggerDef{Name: tr.Name, Options: tr.Options})
+	}
+	def.PopulateIOCacheOnFlush = cf.PopulateIoCacheOnFlush
+	def.ReplicateOnWrite = cf.ReplicateOnWrite
+	def.RowCacheSize = cf.RowCacheSize
+	def.KeyCacheSize = cf.KeyCacheSize
+	def.RowCacheSavePeriodSeconds = cf.RowCacheSavePeriodInSeconds
+	def.KeyCacheSavePeriodSeconds = cf.KeyCacheSavePeriodInSeconds
+	def.MemtableFlushAfterMins = cf.MemtableFlushAfterMins
+	def.MemtableThroughputMB = cf.MemtableThroughputInMb
+	def.MemtableOperationsMillions = cf.MemtableOperationsInMillions
+	def.MergeShardsChance = cf.MergeShardsChance
+	def.RowCacheProvider = cf.RowCacheProvider
+	def.RowCacheKeysToSave = cf.RowCacheKeysToSave
+	def.IndexInterval = cf.IndexInterval
+}
+
+// Fields with IDL defaults are plain values in the generated code; these
+// keep them only when the client set them.
+func setString(isSet bool, v string) *string {
+	if !isSet {
+		return nil
+	}
+	return &v
+}
+
+func setFloat(isSet bool, v float64) *float64 {
+	if !isSet {
+		return nil
+	}
+	return &v
+}
+
+// validateTableOptions applies Cassandra's range checks to the options.
+func validateTableOptions(def *store.TableDef) error {
+	if p := def.BloomFilterFPChance; p != nil && (*p <= 0 || *p > 1) {
+		return iref("bloom_filter_fp_chance must be larger than 0.0 and less than or equal to 1.0 (got %s)", javaDouble(*p))
+	}
+	if p := def.DCLocalReadRepairChance; p != nil && (*p < 0 || *p > 1) {
+		return iref("dclocal_read_repair_chance must be larger than or equal to 0 and smaller than or equal to 1.0 (got %s)", javaDouble(*p))
+	}
+	if p := def.ReadRepairChance; p != nil && (*p < 0 || *p > 1) {
+		return iref("read_repair_chance must be larger than or equal to 0 and smaller than or equal to 1.0 (got %s)", javaDouble(*p))
+	}
+	if p := def.DefaultTimeToLive; p != nil {
+		if *p < 0 {
+			return iref("default_time_to_live must be greater than or equal to 0 (got %d)", *p)
+		}
+		if *p > maxTTL {
+			return iref("default_time_to_live must be less than or equal to %d (got %d)", maxTTL, *p)
+		}
+	}
+	if p := def.GCGraceSeconds; p != nil && *p < 0 {
+		return iref("gc_grace_seconds must be greater than or equal to 0 (got %d)", *p)
+	}
+	if p := def.MinIndexInterval; p != nil && *p < 1 {
+		return iref("min_index_interval must be greater than or equal to 1 (got %d)", *p)
+	}
+	if p := def.MemtableFlushPeriodMs; p != nil && *p < 0 {
+		return iref("memtable_flush_period_in_ms must be greater than or equal to 0 (got %d)", *p)
+	}
+	return nil
+}
+
+// Defaults describe_keyspace reports for options a client did not set
+// (Cassandra 3.x's).
+const (
+	defaultCompaction  = "org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy"
+	defaultCaching     = `{"keys":"ALL", "rows_per_partition":"NONE"}`
+	defaultSpecRetry   = "99PERCENTILE"
+	defaultBloomFilter = 0.01
+)
+
+// cfDefToThrift describes a family as describe_keyspace shows it.
+func cfDefToThrift(t *store.Table) *cassandra.CfDef {
+	d := &t.Def
+	cf := cassandra.NewCfDef()
+	cf.Keyspace = d.Keyspace
+	cf.Name = d.Name
+	cf.ID = ptr(d.ID)
+	cf.ColumnType = "Standard"
+	if d.Super {
+		cf.ColumnType = "Super"
+		cf.SubcomparatorType = ptr(t.SubComparator.Name())
+	}
+	cf.ComparatorType = t.Comparator.Name()
+	cf.DefaultValidationClass = ptr(t.DefaultValidator.Name())
+	cf.KeyValidationClass = ptr(t.KeyValidator.Name())
+	cf.ColumnMetadata = []*cassandra.ColumnDef{}
+	for _, c := range d.Columns {
+		cd := &cassandra.ColumnDef{Name: c.Name, ValidationClass: c.Validator, IndexName: c.IndexName, IndexOptions: c.IndexOptions}
+		if c.IndexType != nil {
+			it := cassandra.IndexType(*c.IndexType)
+			cd.IndexType = &it
+		}
+		cf.ColumnMetadata = append(cf.ColumnMetadata, cd)
+	}
+	cf.Comment = ptr(deref(d.Comment, ""))
+	cf.ReadRepairChance = ptr(deref(d.ReadRepairChance, 0.0))
+	cf.DclocalReadRepairChance = deref(d.DCLocalReadRepairChance, 0.1)
+	cf.GcGraceSeconds = ptr(int32(t.GCGrace()))
+	cf.MinCompactionThreshold = ptr(deref(d.MinCompactionThreshold, 4))
+	cf.MaxCompactionThreshold = ptr(deref(d.MaxCompactionThreshold, 32))
+	cf.KeyAlias = d.KeyAlias
+	cf.ColumnAliases = d.ColumnAliases
+	cf.ValueAlias = d.ValueAlias
+	cf.CompactionStrategy = ptr(deref(d.CompactionStrategy, defaultCompaction))
+	cf.CompactionStrategyOptions = orEmpty(d.CompactionStrategyOptions)
+	cf.CompressionOptions = d.CompressionOptions
+	if cf.CompressionOptions == nil {
+		cf.CompressionOptions = map[string]string{"chunk_length_in_kb": "64", "class": "org.apache.cassandra.io.compress.LZ4Compressor"}
+	}
+	cf.BloomFilterFpChance = ptr(deref(d.BloomFilterFPChance, defaultBloomFilter))
+	cf.Caching = deref(d.Caching, defaultCaching)
+	cf.CellsPerRowToCache = deref(d.CellsPerRowToCache, "0")
+	cf.MemtableFlushPeriodInMs = ptr(deref(d.MemtableFlushPeriodMs, 0))
+	cf.DefaultTimeToLive = ptr(t.DefaultTTL())
+	cf.SpeculativeRetry = deref(d.SpeculativeRetry, defaultSpecRetry)
+	cf.MinIndexInterval = ptr(deref(d.MinIndexInterval, 128))
+	cf.MaxIndexInterval = ptr(deref(d.MaxIndexInterval, 2048))
+	cf.Triggers = []*cassandra.TriggerDef{}
+	for _, tr := range d.Triggers {
+		cf.Triggers = append(cf.Triggers, &cassandra.TriggerDef{Name: tr.Name, Options: tr.Options})
+	}
+	cf.PopulateIoCacheOnFlush = d.PopulateIOCacheOnFlush
+	cf.ReplicateOnWrite = d.ReplicateOnWrite
+	cf.RowCacheSize = d.RowCacheSize
+	cf.KeyCacheSize = d.KeyCacheSize
+	cf.RowCacheSavePeriodInSeconds = d.RowCacheSavePeriodSeconds
+	cf.KeyCacheSavePeriodInSeconds = d.KeyCacheSavePeriodSeconds
+	cf.MemtableFlushAfterMins = d.MemtableFlushAfterMins
+	cf.MemtableThroughputInMb = d.MemtableThroughputMB
+	cf.MemtableOperationsInMillions = d.MemtableOperationsMillions
+	cf.MergeShardsChance = d.MergeShardsChance
+	cf.RowCacheProvider = d.RowCacheProvider
+	cf.RowCacheKeysToSave = d.RowCacheKeysToSave
+	cf.IndexInterval = d.IndexInterval
+	return cf
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func deref[T any](p *T, d T) T {
+	if p == nil {
+		return d
+	}
+	return *p
+}
+
+func orEmpty(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}

@@ -1,0 +1,120 @@
+package legacy
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/thriftbridge/thriftbridge/store"
+	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
+)
+
+// HandlerConfig holds what the API reports about this node.
+type HandlerConfig struct {
+	ClusterName string
+	// APIVersion is what describe_version answers.
+	APIVersion string
+	// Snitch is the class name describe_snitch answers.
+	Snitch string
+	// RPCAddress is this node's client address, as describe_ring shows it.
+	RPCAddress string
+	// Now is the clock for server-side timestamps (tests set it).
+	Now func() time.Time
+}
+
+// Handler answers the Cassandra Thrift API over a storage engine. One
+// Handler serves every connection; per-connection state lives in the
+// Session carried by the request context.
+type Handler struct {
+	Unsupported
+	engine store.Engine
+	cfg    HandlerConfig
+	log    *slog.Logger
+}
+
+var _ cassandra.Cassandra = (*Handler)(nil)
+
+// NewHandler returns a handler serving engine.
+func NewHandler(engine store.Engine, cfg HandlerConfig, logger *slog.Logger) *Handler {
+	if cfg.ClusterName == "" {
+		cfg.ClusterName = "Test Cluster"
+	}
+	if cfg.APIVersion == "" {
+		cfg.APIVersion = cassandra.VERSION
+	}
+	if cfg.Snitch == "" {
+		cfg.Snitch = "org.apache.cassandra.locator.SimpleSnitch"
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &Handler{engine: engine, cfg: cfg, log: logger}
+}
+
+// timestampMicros is a server-side timestamp in microseconds, as Cassandra
+// assigns to counter operations.
+func (h *Handler) timestampMicros() int64 {
+	return h.cfg.Now().UnixMicro()
+}
+
+// sessionKeyspace returns the keyspace the session has set, or Cassandra's
+// error when there is none.
+func sessionKeyspace(ctx context.Context) (string, error) {
+	s := SessionFrom(ctx)
+	if s == nil || s.Keyspace() == "" {
+		return "", ire("No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename")
+	}
+	return s.Keyspace(), nil
+}
+
+// table resolves a family of the session's keyspace with Cassandra's
+// checks and messages, in Cassandra's order.
+func (h *Handler) table(ctx context.Context, cf string) (*store.Table, error) {
+	ks, err := sessionKeyspace(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return h.tableIn(ks, cf)
+}
+
+func (h *Handler) tableIn(ks, cf string) (*store.Table, error) {
+	cat := h.engine.Catalog()
+	keyspace, ok := cat.Keyspace(ks)
+	if !ok {
+		return nil, iref("Keyspace %s does not exist", ks)
+	}
+	if cf == "" {
+		return nil, ire("non-empty table is required")
+	}
+	t, ok := keyspace.Tables[cf]
+	if !ok {
+		return nil, iref("unconfigured table %s", cf)
+	}
+	return t, nil
+}
+
+// tableFor resolves a family and checks that the operation suits it:
+// counter operations need a counter family and the others refuse one.
+func (h *Handler) tableFor(ctx context.Context, cf string, counterOp bool) (*store.Table, error) {
+	t, err := h.table(ctx, cf)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkCommutative(t, counterOp); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func checkCommutative(t *store.Table, counterOp bool) error {
+	if counterOp && !t.Counter {
+		return iref("invalid operation for non commutative table %s", t.Def.Name)
+	}
+	if !counterOp && t.Counter {
+		return iref("invalid operation for commutative table %s", t.Def.Name)
+	}
+	return nil
+}

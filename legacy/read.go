@@ -1,0 +1,196 @@
+package legacy
+
+import (
+	"context"
+	"math"
+
+	"github.com/thriftbridge/thriftbridge/store"
+	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
+)
+
+// sliceQuery turns a validated parent and predicate into an engine query.
+func sliceQuery(t *store.Table, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate) *store.SliceQuery {
+	q := &store.SliceQuery{}
+	if t.Def.Super {
+		q.Super = parent.SuperColumn
+	}
+	if p.ColumnNames != nil {
+		q.Names = p.ColumnNames
+		return q
+	}
+	r := p.SliceRange
+	q.Start, q.Finish, q.Reversed, q.Count = r.Start, r.Finish, r.Reversed, int(r.Count)
+	return q
+}
+
+// Get implements get: one column, one super column, or NotFoundException.
+func (h *Handler) Get(ctx context.Context, key []byte, path *cassandra.ColumnPath, cl cassandra.ConsistencyLevel) (*cassandra.ColumnOrSuperColumn, error) {
+	t, err := h.table(ctx, path.ColumnFamily)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateColumnPath(t, path); err != nil {
+		return nil, err
+	}
+	if err := validateForRead(cl); err != nil {
+		return nil, err
+	}
+	if err := validateKey(t, key); err != nil {
+		return nil, err
+	}
+	q := &store.SliceQuery{Count: 1}
+	switch {
+	case t.Def.Super && path.Column == nil:
+		q.Names = [][]byte{path.SuperColumn}
+	case t.Def.Super:
+		q.Super = path.SuperColumn
+		q.Names = [][]byte{path.Column}
+	default:
+		q.Names = [][]byte{path.Column}
+	}
+	var res store.SliceResult
+	if err := h.engine.Slice(ctx, t, key, q, &res); err != nil {
+		return nil, h.storageError(ctx, "get", err)
+	}
+	if res.Len() == 0 {
+		return nil, &cassandra.NotFoundException{}
+	}
+	return thriftify(t, &res)[0], nil
+}
+
+// GetSlice implements get_slice.
+func (h *Handler) GetSlice(ctx context.Context, key []byte, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) ([]*cassandra.ColumnOrSuperColumn, error) {
+	t, q, err := h.prepareSlice(ctx, parent, p, cl)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateKey(t, key); err != nil {
+		return nil, err
+	}
+	return h.readSlice(ctx, t, key, q)
+}
+
+// prepareSlice validates what a slice read needs besides its keys, in
+// Cassandra's order.
+func (h *Handler) prepareSlice(ctx context.Context, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) (*store.Table, *store.SliceQuery, error) {
+	t, err := h.table(ctx, parent.ColumnFamily)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := validateColumnParent(t, parent); err != nil {
+		return nil, nil, err
+	}
+	if err := validatePredicate(t, parent, p); err != nil {
+		return nil, nil, err
+	}
+	if err := validateForRead(cl); err != nil {
+		return nil, nil, err
+	}
+	return t, sliceQuery(t, parent, p), nil
+}
+
+func (h *Handler) readSlice(ctx context.Context, t *store.Table, key []byte, q *store.SliceQuery) ([]*cassandra.ColumnOrSuperColumn, error) {
+	var res store.SliceResult
+	if err := h.engine.Slice(ctx, t, key, q, &res); err != nil {
+		return nil, h.storageError(ctx, "get_slice", err)
+	}
+	return thriftify(t, &res), nil
+}
+
+// MultigetSlice implements multiget_slice: every requested key gets an
+// entry, empty when the row has nothing.
+func (h *Handler) MultigetSlice(ctx context.Context, keys [][]byte, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) (map[string][]*cassandra.ColumnOrSuperColumn, error) {
+	t, q, err := h.prepareSlice(ctx, parent, p, cl)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		if err := validateKey(t, k); err != nil {
+			return nil, err
+		}
+	}
+	out := make(map[string][]*cassandra.ColumnOrSuperColumn, len(keys))
+	for _, k := range keys {
+		if _, done := out[string(k)]; done {
+			continue
+		}
+		cols, err := h.readSlice(ctx, t, k, q)
+		if err != nil {
+			return nil, err
+		}
+		out[string(k)] = cols
+	}
+	return out, nil
+}
+
+// GetCount implements get_count. With a range it counts without
+// materialising the row; like Cassandra it does not validate the
+// consistency level there, and on a Standard family it ignores a super
+// column in the parent.
+func (h *Handler) GetCount(ctx context.Context, key []byte, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) (int32, error) {
+	if p.ColumnNames != nil {
+		cols, err := h.GetSlice(ctx, key, parent, p, cl)
+		return int32(len(cols)), err
+	}
+	t, err := h.table(ctx, parent.ColumnFamily)
+	if err != nil {
+		return 0, err
+	}
+	r := p.SliceRange
+	if r == nil {
+		r = &cassandra.SliceRange{Start: []byte{}, Finish: []byte{}, Count: math.MaxInt32}
+	}
+	var super []byte
+	if t.Def.Super {
+		super = parent.SuperColumn
+		if err := validateColumnParent(t, parent); err != nil {
+			return 0, err
+		}
+	}
+	if err := validateRange(t, super, r); err != nil {
+		return 0, err
+	}
+	if err := validateKey(t, key); err != nil {
+		return 0, err
+	}
+	return h.count(ctx, t, key, &store.SliceQuery{Super: super, Start: r.Start, Finish: r.Finish, Reversed: r.Reversed, Count: int(r.Count)})
+}
+
+func (h *Handler) count(ctx context.Context, t *store.Table, key []byte, q *store.SliceQuery) (int32, error) {
+	n, err := h.engine.Count(ctx, t, key, q)
+	if err != nil {
+		return 0, h.storageError(ctx, "get_count", err)
+	}
+	return int32(n), nil
+}
+
+// MultigetCount implements multiget_count: the size of each key's slice.
+func (h *Handler) MultigetCount(ctx context.Context, keys [][]byte, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) (map[string]int32, error) {
+	t, q, err := h.prepareSlice(ctx, parent, p, cl)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		if err := validateKey(t, k); err != nil {
+			return nil, err
+		}
+	}
+	out := make(map[string]int32, len(keys))
+	for _, k := range keys {
+		if _, done := out[string(k)]; done {
+			continue
+		}
+		var n int32
+		if q.Names != nil {
+			cols, err := h.readSlice(ctx, t, k, q)
+			if err != nil {
+				return nil, err
+			}
+			n = int32(len(cols))
+		} else if n, err = h.count(ctx, t, k, q); err != nil {
+			return nil, err
+		}
+		out[string(k)] = n
+	}
+	return out, nil
+}

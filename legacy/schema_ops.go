@@ -1,0 +1,226 @@
+package legacy
+
+import (
+	"context"
+	"errors"
+	"net"
+
+	"github.com/thriftbridge/thriftbridge/store"
+	"github.com/thriftbridge/thriftbridge/store/marshal"
+	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
+)
+
+// SetKeyspace implements set_keyspace.
+func (h *Handler) SetKeyspace(ctx context.Context, keyspace string) error {
+	if _, ok := h.engine.Catalog().Keyspace(keyspace); !ok {
+		return iref("Keyspace '%s' does not exist", keyspace)
+	}
+	SessionFrom(ctx).SetKeyspace(keyspace)
+	return nil
+}
+
+// DescribeClusterName implements describe_cluster_name.
+func (h *Handler) DescribeClusterName(context.Context) (string, error) {
+	return h.cfg.ClusterName, nil
+}
+
+// DescribeVersion implements describe_version.
+func (h *Handler) DescribeVersion(context.Context) (string, error) {
+	return h.cfg.APIVersion, nil
+}
+
+// DescribePartitioner implements describe_partitioner.
+func (h *Handler) DescribePartitioner(context.Context) (string, error) {
+	return h.engine.Partitioner().Name(), nil
+}
+
+// DescribeSnitch implements describe_snitch.
+func (h *Handler) DescribeSnitch(context.Context) (string, error) {
+	return h.cfg.Snitch, nil
+}
+
+// DescribeSchemaVersions implements describe_schema_versions: one node,
+// one version.
+func (h *Handler) DescribeSchemaVersions(context.Context) (map[string][]string, error) {
+	return map[string][]string{h.engine.Catalog().Version: {h.nodeAddress()}}, nil
+}
+
+// nodeAddress is this node's address as the ring describes it.
+func (h *Handler) nodeAddress() string {
+	host := h.cfg.RPCAddress
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		return "127.0.0.1"
+	}
+	return host
+}
+
+// DescribeKeyspace implements describe_keyspace.
+func (h *Handler) DescribeKeyspace(_ context.Context, keyspace string) (*cassandra.KsDef, error) {
+	ks, ok := h.engine.Catalog().Keyspace(keyspace)
+	if !ok {
+		return nil, &cassandra.NotFoundException{}
+	}
+	return keyspaceDefToThrift(ks), nil
+}
+
+// DescribeKeyspaces implements describe_keyspaces.
+func (h *Handler) DescribeKeyspaces(context.Context) ([]*cassandra.KsDef, error) {
+	cat := h.engine.Catalog()
+	out := []*cassandra.KsDef{}
+	for _, name := range cat.KeyspaceNames() {
+		ks, _ := cat.Keyspace(name)
+		out = append(out, keyspaceDefToThrift(ks))
+	}
+	return out, nil
+}
+
+// schemaVersion answers a schema change: the new schema version.
+func (h *Handler) schemaVersion() string {
+	return h.engine.Catalog().Version
+}
+
+// SystemAddKeyspace implements system_add_keyspace.
+func (h *Handler) SystemAddKeyspace(ctx context.Context, ks *cassandra.KsDef) (string, error) {
+	if isSystemKeyspace(ks.Name) {
+		return "", iref("%s keyspace is not user-modifiable", ks.Name)
+	}
+	if other, ok := h.engine.Catalog().KeyspaceFold(ks.Name); ok {
+		return "", iref("Keyspace names must be case-insensitively unique (\"%s\" conflicts with \"%s\")", ks.Name, other.Def.Name)
+	}
+	for _, cf := range ks.CfDefs {
+		if cf.Keyspace != ks.Name {
+			return "", iref("CfDef (%s) had a keyspace definition that did not match KsDef", cf.Name)
+		}
+	}
+	var tables []store.TableDef
+	for _, cf := range ks.CfDefs {
+		def, err := tableDefFromThrift(cf)
+		if err != nil {
+			return "", err
+		}
+		tables = append(tables, def)
+	}
+	def, err := keyspaceDefFromThrift(ks)
+	if err != nil {
+		return "", err
+	}
+	if err := h.engine.CreateKeyspace(ctx, def, tables); err != nil {
+		return "", h.schemaError(ctx, err)
+	}
+	return h.schemaVersion(), nil
+}
+
+// SystemDropKeyspace implements system_drop_keyspace.
+func (h *Handler) SystemDropKeyspace(ctx context.Context, keyspace string) (string, error) {
+	if isSystemKeyspace(keyspace) {
+		return "", iref("%s keyspace is not user-modifiable", keyspace)
+	}
+	if _, ok := h.engine.Catalog().Keyspace(keyspace); !ok {
+		return "", iref("Cannot drop non existing keyspace '%s'.", keyspace)
+	}
+	if err := h.engine.DropKeyspace(ctx, keyspace); err != nil {
+		return "", h.schemaError(ctx, err)
+	}
+	return h.schemaVersion(), nil
+}
+
+// SystemUpdateKeyspace implements system_update_keyspace; families are
+// changed one by one, never here.
+func (h *Handler) SystemUpdateKeyspace(ctx context.Context, ks *cassandra.KsDef) (string, error) {
+	if isSystemKeyspace(ks.Name) {
+		return "", iref("%s keyspace is not user-modifiable", ks.Name)
+	}
+	if _, ok := h.engine.Catalog().Keyspace(ks.Name); !ok {
+		return "", iref("Keyspace %s does not exist", ks.Name)
+	}
+	if len(ks.CfDefs) > 0 {
+		return "", ire("Keyspace update must not contain any table definitions.")
+	}
+	def, err := keyspaceDefFromThrift(ks)
+	if err != nil {
+		return "", err
+	}
+	if err := h.engine.UpdateKeyspace(ctx, def); err != nil {
+		return "", h.schemaError(ctx, err)
+	}
+	return h.schemaVersion(), nil
+}
+
+// SystemAddColumnFamily implements system_add_column_family. The family
+// goes to the keyspace its CfDef names; a session keyspace must be set, as
+// Cassandra checks the client's access through it.
+func (h *Handler) SystemAddColumnFamily(ctx context.Context, cf *cassandra.CfDef) (string, error) {
+	if _, err := sessionKeyspace(ctx); err != nil {
+		return "", err
+	}
+	def, err := tableDefFromThrift(cf)
+	if err != nil {
+		return "", err
+	}
+	ks, ok := h.engine.Catalog().Keyspace(def.Keyspace)
+	if !ok {
+		return "", iref("Cannot add table '%s' to non existing keyspace '%s'.", def.Name, def.Keyspace)
+	}
+	if _, exists := ks.Tables[def.Name]; exists {
+		return "", iref("Cannot add already existing table \"%s\" to keyspace \"%s\"", def.Name, def.Keyspace)
+	}
+	if err := h.engine.CreateTable(ctx, def); err != nil {
+		return "", h.schemaError(ctx, err)
+	}
+	return h.schemaVersion(), nil
+}
+
+// SystemDropColumnFamily implements system_drop_column_family.
+func (h *Handler) SystemDropColumnFamily(ctx context.Context, cf string) (string, error) {
+	t, err := h.table(ctx, cf)
+	if err != nil {
+		return "", err
+	}
+	if err := h.engine.DropTable(ctx, t.Def.Keyspace, t.Def.Name); err != nil {
+		return "", h.schemaError(ctx, err)
+	}
+	return h.schemaVersion(), nil
+}
+
+// SystemUpdateColumnFamily implements system_update_column_family. The
+// family's type and comparators cannot change, except to a compatible
+// comparator (one that orders and accepts every existing name the same).
+func (h *Handler) SystemUpdateColumnFamily(ctx context.Context, cf *cassandra.CfDef) (string, error) {
+	old, ok := h.engine.Catalog().Table(cf.Keyspace, cf.Name)
+	if !ok {
+		return "", ire("Could not find table definition to modify.")
+	}
+	def, err := tableDefFromThrift(cf)
+	if err != nil {
+		return "", err
+	}
+	if def.Super != old.Def.Super {
+		return "", ire("types do not match.")
+	}
+	newTable, err := store.NewTable(def, old.DataID)
+	if err != nil {
+		return "", ire(err.Error())
+	}
+	if !marshal.IsCompatibleWith(newTable.Comparator, old.Comparator) {
+		return "", ire("comparators do not match or are not compatible.")
+	}
+	if def.Super && !marshal.IsCompatibleWith(newTable.SubComparator, old.SubComparator) {
+		return "", ire("subcolumncomparators do not match or are not compatible.")
+	}
+	if err := h.engine.UpdateTable(ctx, def); err != nil {
+		return "", h.schemaError(ctx, err)
+	}
+	return h.schemaVersion(), nil
+}
+
+// schemaError maps a refused schema change.
+func (h *Handler) schemaError(ctx context.Context, err error) error {
+	switch {
+	case errors.Is(err, store.ErrExists), errors.Is(err, store.ErrNoKeyspace), errors.Is(err, store.ErrNoTable):
+		return ire(err.Error())
+	}
+	return h.storageError(ctx, "schema change", err)
+}

@@ -1,0 +1,246 @@
+package legacy
+
+import (
+	"bytes"
+	"context"
+	"sort"
+
+	"github.com/thriftbridge/thriftbridge/store"
+	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
+)
+
+// putOp is the engine operation for one column; a column without a TTL
+// gets the family's default_time_to_live.
+func putOp(t *store.Table, super []byte, c *cassandra.Column) store.Op {
+	ttl := t.DefaultTTL()
+	if c.TTL != nil && *c.TTL > 0 {
+		ttl = *c.TTL
+	}
+	return store.Op{
+		Kind:         store.OpPut,
+		Super:        super,
+		Name:         c.Name,
+		Value:        c.Value,
+		Timestamp:    *c.Timestamp,
+		HasTimestamp: true,
+		TTL:          ttl,
+	}
+}
+
+// Insert implements insert.
+func (h *Handler) Insert(ctx context.Context, key []byte, parent *cassandra.ColumnParent, c *cassandra.Column, cl cassandra.ConsistencyLevel) error {
+	t, err := h.tableFor(ctx, parent.ColumnFamily, false)
+	if err != nil {
+		return err
+	}
+	if err := validateKey(t, key); err != nil {
+		return err
+	}
+	if err := validateColumnParent(t, parent); err != nil {
+		return err
+	}
+	if t.Def.Super && parent.SuperColumn == nil {
+		return iref("missing mandatory super column name for super CF %s", parent.ColumnFamily)
+	}
+	if err := validateName(t, parent.SuperColumn, c.Name); err != nil {
+		return err
+	}
+	if err := validateColumnData(t, parent.SuperColumn, c); err != nil {
+		return err
+	}
+	if err := validateForWrite(cl); err != nil {
+		return err
+	}
+	ops := [1]store.Op{putOp(t, superOf(t, parent.SuperColumn), c)}
+	return h.apply(ctx, "insert", &store.Batch{Rows: []store.RowMutation{{Table: t, Key: key, Ops: ops[:]}}})
+}
+
+// superOf drops a super column name given for a Standard family.
+func superOf(t *store.Table, super []byte) []byte {
+	if t.Def.Super {
+		return super
+	}
+	return nil
+}
+
+func (h *Handler) apply(ctx context.Context, op string, b *store.Batch) error {
+	return h.storageError(ctx, op, h.engine.Apply(ctx, b))
+}
+
+// Remove implements remove: a column, a super column or a whole row.
+func (h *Handler) Remove(ctx context.Context, key []byte, path *cassandra.ColumnPath, ts int64, cl cassandra.ConsistencyLevel) error {
+	t, err := h.tableFor(ctx, path.ColumnFamily, false)
+	if err != nil {
+		return err
+	}
+	if err := validateKey(t, key); err != nil {
+		return err
+	}
+	if err := validateColumnPathOrParent(t, path); err != nil {
+		return err
+	}
+	if err := validateForWrite(cl); err != nil {
+		return err
+	}
+	op := removalOp(path, ts)
+	return h.apply(ctx, "remove", &store.Batch{Rows: []store.RowMutation{{Table: t, Key: key, Ops: []store.Op{op}}}})
+}
+
+// removalOp is the deletion a (validated) removal path names.
+func removalOp(path *cassandra.ColumnPath, ts int64) store.Op {
+	op := store.Op{Timestamp: ts, HasTimestamp: true, Super: path.SuperColumn, Name: path.Column}
+	switch {
+	case path.SuperColumn == nil && path.Column == nil:
+		op.Kind = store.OpDeleteRow
+	case path.Column == nil:
+		op.Kind = store.OpDeleteSuper
+	default:
+		op.Kind = store.OpDeleteCell
+	}
+	return op
+}
+
+// BatchMutate implements batch_mutate: every row is applied atomically.
+func (h *Handler) BatchMutate(ctx context.Context, mutations map[string]map[string][]*cassandra.Mutation, cl cassandra.ConsistencyLevel) error {
+	return h.batchMutate(ctx, "batch_mutate", mutations, cl, false)
+}
+
+// AtomicBatchMutate implements atomic_batch_mutate: all rows or none.
+func (h *Handler) AtomicBatchMutate(ctx context.Context, mutations map[string]map[string][]*cassandra.Mutation, cl cassandra.ConsistencyLevel) error {
+	return h.batchMutate(ctx, "atomic_batch_mutate", mutations, cl, true)
+}
+
+// batchMutate validates the whole batch before writing anything, so a
+// rejected batch writes nothing.
+func (h *Handler) batchMutate(ctx context.Context, op string, mutations map[string]map[string][]*cassandra.Mutation, cl cassandra.ConsistencyLevel, atomic bool) error {
+	ks, err := sessionKeyspace(ctx)
+	if err != nil {
+		return err
+	}
+	now := h.timestampMicros()
+	b := &store.Batch{Atomic: atomic}
+	counters := false
+	for _, key := range sortedKeys(mutations) {
+		byTable := mutations[key]
+		for _, cf := range sortedKeys(byTable) {
+			t, err := h.tableIn(ks, cf)
+			if err != nil {
+				return err
+			}
+			rowKey := []byte(key)
+			if err := validateKey(t, rowKey); err != nil {
+				return err
+			}
+			if t.Counter {
+				if err := validateCounterForWrite(t, cl); err != nil {
+					return err
+				}
+				counters = true
+			}
+			var ops []store.Op
+			for _, m := range byTable[cf] {
+				if m == nil {
+					return ire("mutation must have one and only one of column_or_supercolumn or deletion")
+				}
+				if err := validateMutation(t, m); err != nil {
+					return err
+				}
+				if ops, err = appendMutationOps(ops, t, m, now); err != nil {
+					return err
+				}
+			}
+			if len(ops) > 0 {
+				b.Rows = append(b.Rows, store.RowMutation{Table: t, Key: rowKey, Ops: ops})
+			}
+		}
+	}
+	if atomic && counters {
+		return ire("Counter mutations are not allowed in atomic batches")
+	}
+	if err := validateForWrite(cl); err != nil {
+		return err
+	}
+	if len(b.Rows) == 0 {
+		return nil
+	}
+	return h.apply(ctx, op, b)
+}
+
+// appendMutationOps appends the engine operations of one validated
+// Mutation. now is the server timestamp counter deletions use.
+func appendMutationOps(ops []store.Op, t *store.Table, m *cassandra.Mutation, now int64) ([]store.Op, error) {
+	if c := m.ColumnOrSupercolumn; c != nil {
+		switch {
+		case c.Column != nil:
+			return append(ops, putOp(t, nil, c.Column)), nil
+		case c.SuperColumn != nil:
+			for _, col := range c.SuperColumn.Columns {
+				ops = append(ops, putOp(t, c.SuperColumn.Name, col))
+			}
+			return ops, nil
+		case c.CounterColumn != nil:
+			return append(ops, store.Op{Kind: store.OpCounterAdd, Name: c.CounterColumn.Name, Delta: c.CounterColumn.Value}), nil
+		default:
+			for _, col := range c.CounterSuperColumn.Columns {
+				ops = append(ops, store.Op{Kind: store.OpCounterAdd, Super: c.CounterSuperColumn.Name, Name: col.Name, Delta: col.Value})
+			}
+			return ops, nil
+		}
+	}
+	d := m.Deletion
+	ts := now
+	if !t.Counter {
+		ts = *d.Timestamp
+	}
+	del := store.Op{Timestamp: ts, HasTimestamp: true}
+	switch {
+	case d.Predicate != nil && d.Predicate.ColumnNames != nil:
+		for _, name := range d.Predicate.ColumnNames {
+			op := del
+			switch {
+			case t.Def.Super && d.SuperColumn == nil:
+				op.Kind, op.Super = store.OpDeleteSuper, name
+			default:
+				op.Kind, op.Super, op.Name = store.OpDeleteCell, d.SuperColumn, name
+			}
+			ops = append(ops, op)
+		}
+	case d.Predicate != nil && d.Predicate.SliceRange != nil:
+		if d.SuperColumn != nil {
+			return nil, ire("Cannot delete a range of subcolumns in a super column")
+		}
+		op := del
+		op.Kind, op.Start, op.Finish = store.OpDeleteRange, d.Predicate.SliceRange.Start, d.Predicate.SliceRange.Finish
+		ops = append(ops, op)
+	case d.SuperColumn != nil:
+		op := del
+		op.Kind, op.Super = store.OpDeleteSuper, d.SuperColumn
+		ops = append(ops, op)
+	default:
+		op := del
+		op.Kind = store.OpDeleteRow
+		ops = append(ops, op)
+	}
+	return ops, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return bytes.Compare([]byte(keys[i]), []byte(keys[j])) < 0 })
+	return keys
+}
+
+// Truncate implements truncate: every row of the family goes at once.
+func (h *Handler) Truncate(ctx context.Context, cf string) error {
+	t, err := h.table(ctx, cf)
+	if err != nil {
+		return err
+	}
+	if err := h.engine.Truncate(ctx, t.Def.Keyspace, t.Def.Name); err != nil {
+		return h.storageError(ctx, "truncate", err)
+	}
+	return nil
+}
