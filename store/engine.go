@@ -51,9 +51,24 @@ type Engine interface {
 	// Reset. visit returns false to stop.
 	Scan(ctx context.Context, t *Table, q *ScanQuery, out *SliceResult, visit func(key []byte) (bool, error)) error
 
+	// IndexLookup visits, in partitioner order, the keys of the rows of
+	// the range whose indexed column held value when it was written.
+	// Entries may be stale (the cell since deleted, expired or changed):
+	// callers check the row itself.
+	IndexLookup(ctx context.Context, t *Table, column, value []byte, rows *ScanQuery, visit func(key []byte) (bool, error)) error
+
+	// ApplyIf reads what check selects in one row and, if cond accepts
+	// it, applies m; the read, the decision and the write are one
+	// serialisable transaction. It reports whether m was applied and
+	// leaves what was read in current.
+	ApplyIf(ctx context.Context, m *RowMutation, check *SliceQuery, cond func(current *SliceResult) bool, current *SliceResult) (bool, error)
+
 	// Close flushes and closes the store.
 	Close() error
 }
+
+// ErrNotIndexed reports an index lookup on a column without an index.
+var ErrNotIndexed = errors.New("column is not indexed")
 
 // ErrBatchTooLarge reports a batch that cannot be applied in one
 // transaction.

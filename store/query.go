@@ -14,9 +14,18 @@ type SliceQuery struct {
 	Names [][]byte
 	// Start and Finish bound the range in traversal order (empty: open).
 	Start, Finish []byte
-	Reversed      bool
+	// Ranges, when not empty, replaces Start and Finish with several
+	// ranges (each in traversal order); overlapping ranges select each
+	// cell once.
+	Ranges   []NameRange
+	Reversed bool
 	// Count caps the number of cells (or super columns) returned.
 	Count int
+}
+
+// NameRange is a range of names in traversal order (empty: open).
+type NameRange struct {
+	Start, Finish []byte
 }
 
 // Cell is one live cell as a read returns it.

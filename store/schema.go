@@ -104,6 +104,8 @@ type Table struct {
 	Counter bool
 	// ColumnValidators maps a declared column name to its validator.
 	ColumnValidators map[string]marshal.Type
+	// indexed holds the comparator keys of the indexed columns.
+	indexed map[string]bool
 
 	// DataID is the storage prefix of the family's data. It changes when
 	// the family is truncated, so old data vanishes atomically.
@@ -141,10 +143,19 @@ func NewTable(def TableDef, dataID uint32) (*Table, error) {
 				return nil, fmt.Errorf("table %s.%s column %x validator: %w", def.Keyspace, def.Name, c.Name, err)
 			}
 			t.ColumnValidators[string(c.Name)] = v
+			if c.IndexType != nil && !def.Super {
+				if t.indexed == nil {
+					t.indexed = map[string]bool{}
+				}
+				t.indexed[string(t.Comparator.AppendKey(nil, c.Name))] = true
+			}
 		}
 	}
 	return t, nil
 }
+
+// HasIndexes reports whether any column of the family is indexed.
+func (t *Table) HasIndexes() bool { return len(t.indexed) > 0 }
 
 // NameType returns the type of the names a slice at this level selects:
 // the comparator, or the subcomparator inside a super column.
@@ -197,4 +208,21 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
+}
+
+// IndexedColumn reports whether a column has a secondary index (Super
+// families have none).
+func (t *Table) IndexedColumn(name []byte) bool {
+	return t.indexed != nil && t.indexed[string(t.Comparator.AppendKey(nil, name))]
+}
+
+// IndexedColumns returns the names of the indexed columns.
+func (t *Table) IndexedColumns() [][]byte {
+	var out [][]byte
+	for _, c := range t.Def.Columns {
+		if c.IndexType != nil && !t.Def.Super {
+			out = append(out, c.Name)
+		}
+	}
+	return out
 }

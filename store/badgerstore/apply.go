@@ -114,6 +114,7 @@ type writer struct {
 	slab    slab
 	rp      []byte // row prefix of the row being written
 	old     record
+	oldBuf  []byte
 	// shadows caches the deletions of the row being written, for counter
 	// updates, which must not add to a deleted value.
 	shadows *rowShadows
@@ -189,17 +190,14 @@ func (w *writer) row(m *store.RowMutation) error {
 func (w *writer) updateRowHeader(rp []byte, change func(h *record) bool) error {
 	hk := append(w.slab.copyCap(rp, 1), kindRowHeader)
 	h := record{timestamp: math.MinInt64}
-	item, err := w.txn.Get(hk)
-	switch {
-	case err == nil:
-		if err := item.Value(func(v []byte) error { return decodeRecord(v, &h) }); err != nil {
-			return fmt.Errorf("read row header: %w", err)
-		}
+	found, err := w.get(hk)
+	if err != nil {
+		return fmt.Errorf("read row header: %w", err)
+	}
+	if found {
+		h = w.old
 		h.rawName = w.slab.copy(h.rawName)
 		h.rawSuper, h.value = nil, nil
-	case errors.Is(err, badger.ErrKeyNotFound):
-	default:
-		return fmt.Errorf("read row header: %w", err)
 	}
 	if !change(&h) {
 		return nil
@@ -240,12 +238,11 @@ func (w *writer) putCell(rp []byte, t *store.Table, super, name []byte, rec *rec
 		rec.ttl = uint32(ttl)
 		rec.expiresAt = w.now + uint32(ttl)
 	}
-	item, err := w.txn.Get(key)
-	switch {
-	case err == nil:
-		if err := item.Value(func(v []byte) error { return decodeRecord(v, &w.old) }); err != nil {
-			return fmt.Errorf("read cell: %w", err)
-		}
+	found, err := w.get(key)
+	if err != nil {
+		return fmt.Errorf("read cell: %w", err)
+	}
+	if found {
 		if !wins(rec, &w.old, w.now) {
 			return nil
 		}
@@ -257,16 +254,38 @@ func (w *writer) putCell(rp []byte, t *store.Table, super, name []byte, rec *rec
 		if rec.flags&flagRawSuper != 0 && w.old.flags&flagRawSuper != 0 {
 			rec.rawSuper = w.slab.copy(w.old.rawSuper)
 		}
-	case errors.Is(err, badger.ErrKeyNotFound):
-	default:
-		return fmt.Errorf("read cell: %w", err)
 	}
 	val := appendRecord(w.slab.scratch(recordSize(rec)), rec)
 	entry := badger.NewEntry(key, val)
 	if dead := localDeletionTime(rec); dead != ^uint32(0) {
 		entry.ExpiresAt = w.badgerExpiry(dead, t.GCGrace())
 	}
+	if super == nil && t.HasIndexes() && t.IndexedColumn(name) {
+		var old *record
+		if found {
+			old = &w.old
+		}
+		if err := w.updateIndex(rp, t, name, old, rec, entry.ExpiresAt); err != nil {
+			return err
+		}
+	}
 	return w.txn.SetEntry(entry)
+}
+
+// get reads the record under key into w.old (a private copy, valid until
+// the next get) and reports whether it exists.
+func (w *writer) get(key []byte) (bool, error) {
+	item, err := w.txn.Get(key)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if w.oldBuf, err = item.ValueCopy(w.oldBuf[:0]); err != nil {
+		return false, err
+	}
+	return true, decodeRecord(w.oldBuf, &w.old)
 }
 
 // putDeletion records a super column deletion at ts, unless a later one
@@ -282,12 +301,11 @@ func (w *writer) putDeletion(key []byte, t *store.Table, super []byte, ts int64)
 		rec.flags |= flagRawSuper
 		rec.rawSuper = t.Comparator.Normalize(super)
 	}
-	item, err := w.txn.Get(key)
-	switch {
-	case err == nil:
-		if err := item.Value(func(v []byte) error { return decodeRecord(v, &w.old) }); err != nil {
-			return fmt.Errorf("read deletion: %w", err)
-		}
+	found, err := w.get(key)
+	if err != nil {
+		return fmt.Errorf("read deletion: %w", err)
+	}
+	if found {
 		if w.old.tombstone() && w.old.timestamp >= ts {
 			return nil
 		}
@@ -297,9 +315,6 @@ func (w *writer) putDeletion(key []byte, t *store.Table, super []byte, ts int64)
 			rec.flags |= flagRawSuper
 			rec.rawSuper = w.slab.copy(w.old.rawSuper)
 		}
-	case errors.Is(err, badger.ErrKeyNotFound):
-	default:
-		return fmt.Errorf("read deletion: %w", err)
 	}
 	return w.txn.Set(key, appendRecord(w.slab.scratch(recordSize(&rec)), &rec))
 }

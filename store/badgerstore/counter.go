@@ -62,12 +62,11 @@ func (w *writer) addCounter(rp []byte, t *store.Table, op *store.Op) error {
 		rec.rawSuper = t.Comparator.Normalize(op.Super)
 	}
 	value := op.Delta
-	item, err := w.txn.Get(key)
-	switch {
-	case err == nil:
-		if err := item.Value(func(v []byte) error { return decodeRecord(v, &w.old) }); err != nil {
-			return fmt.Errorf("read counter: %w", err)
-		}
+	found, err := w.get(key)
+	if err != nil {
+		return fmt.Errorf("read counter: %w", err)
+	}
+	if found {
 		if w.old.tombstone() && w.old.timestamp >= ts {
 			return nil // deleted later than this update: it is lost, as in Cassandra
 		}
@@ -84,9 +83,6 @@ func (w *writer) addCounter(rp []byte, t *store.Table, op *store.Op) error {
 		if w.old.flags&flagRawName != 0 && rec.flags&flagRawName != 0 {
 			rec.rawName = w.slab.copy(w.old.rawName)
 		}
-	case errors.Is(err, badger.ErrKeyNotFound):
-	default:
-		return fmt.Errorf("read counter: %w", err)
 	}
 	rec.value = binary.BigEndian.AppendUint64(w.slab.scratch(8), uint64(value))
 	return w.txn.Set(key, appendRecord(w.slab.scratch(recordSize(&rec)), &rec))

@@ -7,6 +7,8 @@
 //	0x01 'k' <keyspace name>                 schema: one JSON document per keyspace
 //	0x01 'm' <name>                          engine metadata (id sequences, dropped data)
 //	0x02 dataID(4) row kind ...              data of one family
+//	0x03 dataID(4) row                       sentinel of conditional updates (expires)
+//	0x04 dataID(4) enc(column) enc(value) row  secondary index entry (see index.go)
 //
 // row is the partitioner's row prefix (token, then the escaped row key), so
 // rows iterate in Cassandra's (token, key) order. After it comes a kind byte:

@@ -1,6 +1,7 @@
 package badgerstore
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -39,36 +40,53 @@ func (e *Engine) dropPending() {
 			return
 		default:
 		}
-		id, ok := e.nextPendingDrop()
+		prefixes, done, ok := e.nextPendingDrop()
 		if !ok {
 			return
 		}
-		prefix := binary.BigEndian.AppendUint32([]byte{nsData}, id)
-		if err := e.db.DropPrefix(prefix); err != nil {
-			e.log.Error("dropping data of a removed family failed; will retry", "data_id", id, "err", err)
+		for _, p := range prefixes {
+			if err := e.db.DropPrefix(p); err != nil {
+				e.log.Error("dropping removed data failed; will retry", "prefix", p, "err", err)
+				return
+			}
+		}
+		if err := e.forgetPendingDrop(done); err != nil {
+			e.log.Error("recording a finished drop failed", "err", err)
 			return
 		}
-		if err := e.forgetPendingDrop(id); err != nil {
-			e.log.Error("recording a finished drop failed", "data_id", id, "err", err)
-			return
-		}
-		e.log.Debug("dropped data of a removed family", "data_id", id)
 	}
 }
 
-func (e *Engine) nextPendingDrop() (uint32, bool) {
+// pendingDrop is one entry of the drop list: a family's data id (its data
+// and index prefixes) or a single prefix.
+type pendingDrop struct {
+	dataID uint32
+	prefix []byte
+}
+
+// nextPendingDrop returns the prefixes of the first pending drop.
+func (e *Engine) nextPendingDrop() ([][]byte, pendingDrop, bool) {
 	var m metaDoc
 	err := e.db.View(func(txn *badger.Txn) error { return readJSON(txn, metaKey, &m) })
-	if err != nil || len(m.PendingDrop) == 0 {
-		if err != nil {
-			e.log.Error("reading pending drops failed", "err", err)
-		}
-		return 0, false
+	if err != nil {
+		e.log.Error("reading pending drops failed", "err", err)
+		return nil, pendingDrop{}, false
 	}
-	return m.PendingDrop[0], true
+	if len(m.PendingDrop) > 0 {
+		id := m.PendingDrop[0]
+		return [][]byte{
+			binary.BigEndian.AppendUint32([]byte{nsData}, id),
+			binary.BigEndian.AppendUint32([]byte{nsIndex}, id),
+		}, pendingDrop{dataID: id}, true
+	}
+	if len(m.PendingPrefixes) > 0 {
+		p := m.PendingPrefixes[0]
+		return [][]byte{p}, pendingDrop{prefix: p}, true
+	}
+	return nil, pendingDrop{}, false
 }
 
-func (e *Engine) forgetPendingDrop(id uint32) error {
+func (e *Engine) forgetPendingDrop(d pendingDrop) error {
 	e.schemaMu.Lock()
 	defer e.schemaMu.Unlock()
 	return retryWrites(context.Background(), func() error {
@@ -77,7 +95,11 @@ func (e *Engine) forgetPendingDrop(id uint32) error {
 			if err := readJSON(txn, metaKey, &m); err != nil {
 				return err
 			}
-			m.PendingDrop = slices.DeleteFunc(m.PendingDrop, func(x uint32) bool { return x == id })
+			if d.prefix != nil {
+				m.PendingPrefixes = slices.DeleteFunc(m.PendingPrefixes, func(p []byte) bool { return bytes.Equal(p, d.prefix) })
+			} else {
+				m.PendingDrop = slices.DeleteFunc(m.PendingDrop, func(x uint32) bool { return x == d.dataID })
+			}
 			b, err := json.Marshal(&m)
 			if err != nil {
 				return err

@@ -11,6 +11,9 @@ import (
 const (
 	nsSchema byte = 0x01
 	nsData   byte = 0x02
+	// nsCAS holds short-lived sentinel keys that serialise conditional
+	// updates of a row (see ApplyIf).
+	nsCAS byte = 0x03
 )
 
 // Schema sub-namespaces.
@@ -24,7 +27,6 @@ const (
 	kindRowHeader byte = 0x00
 	kindRanges    byte = 0x01
 	kindCells     byte = 0x02
-	kindEnd       byte = 0x03 // exclusive end of a row's keys
 )
 
 // Markers after a super column name.

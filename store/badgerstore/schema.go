@@ -32,6 +32,8 @@ type metaDoc struct {
 	NextTableID int32    `json:"next_table_id"`
 	NextDataID  uint32   `json:"next_data_id"`
 	PendingDrop []uint32 `json:"pending_drop,omitempty"`
+	// PendingPrefixes are other key prefixes to drop (dropped indexes).
+	PendingPrefixes [][]byte `json:"pending_prefixes,omitempty"`
 }
 
 var metaKey = []byte{nsSchema, schemaMeta, 's', 'e', 'q'}
@@ -183,7 +185,7 @@ func (e *Engine) schemaChange(ctx context.Context, fn func(c *schemaTxn) error) 
 		return fmt.Errorf("sync schema: %w", err)
 	}
 	e.catalog.Store(cat)
-	if len(c.meta.PendingDrop) > 0 {
+	if len(c.meta.PendingDrop) > 0 || len(c.meta.PendingPrefixes) > 0 {
 		e.kickDrops()
 	}
 	return nil
@@ -309,9 +311,12 @@ func (e *Engine) CreateTable(ctx context.Context, def store.TableDef) error {
 	})
 }
 
-// UpdateTable implements store.Engine.
+// UpdateTable implements store.Engine. Columns that gain an index get it
+// built from the data already there; columns that lose one have their
+// entries dropped.
 func (e *Engine) UpdateTable(ctx context.Context, def store.TableDef) error {
-	return e.schemaChange(ctx, func(c *schemaTxn) error {
+	old, _ := e.Catalog().Table(def.Keyspace, def.Name)
+	err := e.schemaChange(ctx, func(c *schemaTxn) error {
 		d, err := c.keyspace(def.Keyspace)
 		if err != nil {
 			return err
@@ -321,13 +326,35 @@ func (e *Engine) UpdateTable(ctx context.Context, def store.TableDef) error {
 			return err
 		}
 		def.ID = d.Tables[i].Def.ID
-		if _, err := store.NewTable(def, d.Tables[i].DataID); err != nil {
+		next, err := store.NewTable(def, d.Tables[i].DataID)
+		if err != nil {
 			return err
+		}
+		if old != nil {
+			for _, col := range old.IndexedColumns() {
+				if !next.IndexedColumn(col) {
+					c.meta.PendingPrefixes = append(c.meta.PendingPrefixes, indexPrefix(nil, old, col))
+				}
+			}
 		}
 		d.Tables[i].Def = def
 		c.changed[d.Def.Name] = true
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	next, ok := e.Catalog().Table(def.Keyspace, def.Name)
+	if !ok {
+		return nil
+	}
+	var added [][]byte
+	for _, col := range next.IndexedColumns() {
+		if old == nil || !old.IndexedColumn(col) {
+			added = append(added, col)
+		}
+	}
+	return e.buildIndexes(ctx, next, added)
 }
 
 // DropTable implements store.Engine.

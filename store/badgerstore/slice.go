@@ -225,28 +225,74 @@ func (r *reader) sliceCells(prefix []byte, nameType marshal.Type, q *store.Slice
 	if q.Names != nil {
 		return r.namedCells(prefix, nameType, q.Names, del, visit)
 	}
-	lower, upper := rangeKeys(prefix, nameType, q)
-	if bytes.Compare(lower, upper) >= 0 {
+	if len(q.Ranges) > 0 {
+		for _, kr := range mergedRanges(prefix, nameType, q) {
+			more, err := r.walkCells(prefix, nameType, kr.lower, kr.upper, q.Reversed, del, visit)
+			if err != nil || !more {
+				return err
+			}
+		}
 		return nil
 	}
-	c := r.cursor(prefix, lower, upper, q.Reversed)
+	lower, upper := rangeKeys(prefix, nameType, q)
+	_, err := r.walkCells(prefix, nameType, lower, upper, q.Reversed, del, visit)
+	return err
+}
+
+// walkCells visits the live cells with logical keys in [lower, upper);
+// it reports false when visit stopped the walk.
+func (r *reader) walkCells(prefix []byte, nameType marshal.Type, lower, upper []byte, reversed bool, del int64, visit cellVisitor) (bool, error) {
+	if bytes.Compare(lower, upper) >= 0 {
+		return true, nil
+	}
+	c := r.cursor(prefix, lower, upper, reversed)
 	defer c.close()
 	for {
 		ok, err := c.next()
 		if err != nil || !ok {
-			return err
+			return true, err
 		}
 		if r.dead(c.key, &c.rec, del) {
 			continue
 		}
 		name, err := r.cellName(c.key[len(prefix):], nameType, &c.rec)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if !visit(name, &c.rec) {
-			return nil
+			return false, nil
 		}
 	}
+}
+
+// keyRange is a range of logical keys [lower, upper).
+type keyRange struct{ lower, upper []byte }
+
+// mergedRanges turns the ranges of a multi-range query into disjoint key
+// ranges in traversal order.
+func mergedRanges(prefix []byte, nameType marshal.Type, q *store.SliceQuery) []keyRange {
+	var krs []keyRange
+	for _, nr := range q.Ranges {
+		lower, upper := rangeKeys(prefix, nameType, &store.SliceQuery{Start: nr.Start, Finish: nr.Finish, Reversed: q.Reversed})
+		if bytes.Compare(lower, upper) < 0 {
+			krs = append(krs, keyRange{lower, upper})
+		}
+	}
+	slices.SortFunc(krs, func(a, b keyRange) int { return bytes.Compare(a.lower, b.lower) })
+	merged := krs[:0]
+	for _, kr := range krs {
+		if n := len(merged); n > 0 && bytes.Compare(kr.lower, merged[n-1].upper) <= 0 {
+			if bytes.Compare(kr.upper, merged[n-1].upper) > 0 {
+				merged[n-1].upper = kr.upper
+			}
+			continue
+		}
+		merged = append(merged, kr)
+	}
+	if q.Reversed {
+		slices.Reverse(merged)
+	}
+	return merged
 }
 
 // rangeKeys turns a range query into logical keys [lower, upper) under

@@ -1,0 +1,69 @@
+package badgerstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/thriftbridge/thriftbridge/store"
+)
+
+// casSentinelTTL is how long a conditional update's sentinel key lives;
+// it only has to outlive the transactions it serialises.
+const casSentinelTTL = time.Minute
+
+// ApplyIf implements store.Engine. The read happens inside the write
+// transaction, so Badger's conflict detection makes the check and the
+// write atomic against every other writer of the keys read.
+func (e *Engine) ApplyIf(ctx context.Context, m *store.RowMutation, check *store.SliceQuery, cond func(*store.SliceResult) bool, current *store.SliceResult) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	var applied bool
+	err := retryWrites(ctx, func() error {
+		applied = false
+		current.Reset()
+		txn := e.db.NewTransaction(true)
+		defer txn.Discard()
+		r := &reader{txn: txn, t: m.Table, now: e.nowSeconds()}
+		r.rp, _ = e.rowPrefix(nil, m.Table, m.Key)
+		// Every conditional update of the row reads and writes its
+		// sentinel, so two of them conflict even when the cells they read
+		// did not exist yet.
+		sentinel := append([]byte{nsCAS}, r.rp[1:]...)
+		if _, err := txn.Get(sentinel); err != nil && !errors.Is(err, badger.ErrKeyNotFound) {
+			return err
+		}
+		if err := txn.SetEntry(badger.NewEntry(sentinel, nil).WithTTL(casSentinelTTL)); err != nil {
+			return err
+		}
+		if err := r.loadRow(); err != nil {
+			return err
+		}
+		if err := r.slice(check, current); err != nil {
+			return err
+		}
+		if !cond(current) {
+			return nil
+		}
+		w := writer{e: e, txn: txn, now: e.nowSeconds(), realNow: time.Now().Unix()}
+		if err := w.row(m); err != nil {
+			return err
+		}
+		if err := txn.Commit(); err != nil {
+			return err
+		}
+		applied = true
+		return nil
+	})
+	if errors.Is(err, badger.ErrTxnTooBig) {
+		return false, store.ErrBatchTooLarge
+	}
+	if err != nil {
+		return false, fmt.Errorf("conditional update: %w", err)
+	}
+	return applied, nil
+}

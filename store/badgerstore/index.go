@@ -1,0 +1,168 @@
+package badgerstore
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/thriftbridge/thriftbridge/store"
+)
+
+// Secondary (KEYS) indexes: one entry per indexed cell,
+//
+//	0x04 dataID(4) enc(column) enc(value) row
+//
+// written in the transaction that writes the cell, so entries for one
+// value iterate in partitioner order. Row, super column and range
+// deletions and expiry are not chased into the index: lookups return
+// candidate rows, and readers check the row itself.
+
+const nsIndex byte = 0x04
+
+func indexPrefix(dst []byte, t *store.Table, column []byte) []byte {
+	dst = append(dst, nsIndex)
+	dst = binary.BigEndian.AppendUint32(dst, t.DataID)
+	return t.Comparator.AppendKey(dst, column)
+}
+
+// indexEntryKey is the entry of a row whose column holds value; rp is the
+// row prefix (its table part is dropped: the entry has its own).
+func indexEntryKey(dst []byte, t *store.Table, column, value, rp []byte) []byte {
+	dst = indexPrefix(dst, t, column)
+	dst = t.ValueValidator(column).AppendKey(dst, value)
+	return append(dst, rp[tablePrefixLen:]...)
+}
+
+// updateIndex moves a row's index entry for column from the old cell's
+// value to the new one's, inside the write transaction.
+func (w *writer) updateIndex(rp []byte, t *store.Table, column []byte, old, rec *record, entryExpiry uint64) error {
+	if old != nil && old.live(w.now) && !old.counter() {
+		k := indexEntryKey(w.slab.scratch(len(column)+len(old.value)+len(rp)+16), t, column, old.value, rp)
+		if err := w.txn.Delete(k); err != nil {
+			return fmt.Errorf("drop index entry: %w", err)
+		}
+	}
+	if !rec.live(w.now) {
+		return nil
+	}
+	k := indexEntryKey(w.slab.scratch(len(column)+len(rec.value)+len(rp)+16), t, column, rec.value, rp)
+	e := badger.NewEntry(k, binary.BigEndian.AppendUint64(w.slab.scratch(8), uint64(rec.timestamp)))
+	e.ExpiresAt = entryExpiry
+	if err := w.txn.SetEntry(e); err != nil {
+		return fmt.Errorf("write index entry: %w", err)
+	}
+	return nil
+}
+
+// IndexLookup implements store.Engine.
+func (e *Engine) IndexLookup(ctx context.Context, t *store.Table, column, value []byte, rows *store.ScanQuery, visit func(key []byte) (bool, error)) error {
+	if !t.IndexedColumn(column) {
+		return fmt.Errorf("%s.%s column %x: %w", t.Def.Keyspace, t.Def.Name, column, store.ErrNotIndexed)
+	}
+	prefix := t.ValueValidator(column).AppendKey(indexPrefix(nil, t, column), value)
+	tp := appendTablePrefix(nil, t.DataID)
+	// Row bounds, translated from the data layout to the entries'.
+	start := append(append([]byte{}, prefix...), e.scanBound(tp, t, &rows.Start, true)[tablePrefixLen:]...)
+	endBound := e.scanBound(tp, t, &rows.End, false)
+	var end []byte
+	if bytes.Equal(endBound, prefixEnd(tp)) {
+		end = prefixEndAll(prefix)
+	} else {
+		end = append(append([]byte{}, prefix...), endBound[tablePrefixLen:]...)
+	}
+	txn := e.db.NewTransaction(false)
+	defer txn.Discard()
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+	defer it.Close()
+	var keyBuf []byte
+	n := 0
+	for it.Seek(start); it.Valid(); it.Next() {
+		k := it.Item().Key()
+		if end != nil && bytes.Compare(k, end) >= 0 {
+			return nil
+		}
+		key, _, err := e.part.DecodeRowKey(keyBuf[:0], k[len(prefix):])
+		if err != nil {
+			return fmt.Errorf("index entry %x: %w", k, err)
+		}
+		keyBuf = key
+		more, err := visit(key)
+		if err != nil || !more {
+			return err
+		}
+		if n++; n%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// prefixEndAll is the smallest key after every key starting with prefix,
+// or nil if there is none.
+func prefixEndAll(prefix []byte) []byte {
+	end := append([]byte{}, prefix...)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] != 0xff {
+			end[i]++
+			return end[:i+1]
+		}
+	}
+	return nil
+}
+
+// buildIndexes writes the entries of newly indexed columns for the data
+// already in the family.
+func (e *Engine) buildIndexes(ctx context.Context, t *store.Table, columns [][]byte) error {
+	if len(columns) == 0 {
+		return nil
+	}
+	var res store.SliceResult
+	var batch []store.RowMutation
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		err := retryWrites(ctx, func() error {
+			txn := e.db.NewTransaction(true)
+			defer txn.Discard()
+			w := writer{e: e, txn: txn, now: e.nowSeconds()}
+			for _, m := range batch {
+				rp, _ := e.rowPrefix(nil, t, m.Key)
+				for _, op := range m.Ops {
+					rec := record{timestamp: op.Timestamp, value: op.Value}
+					if err := w.updateIndex(rp, t, op.Name, nil, &rec, 0); err != nil {
+						return err
+					}
+				}
+			}
+			return txn.Commit()
+		})
+		batch = batch[:0]
+		return err
+	}
+	q := &store.ScanQuery{Slice: store.SliceQuery{Names: columns}}
+	err := e.Scan(ctx, t, q, &res, func(key []byte) (bool, error) {
+		if len(res.Cells) == 0 {
+			return true, nil
+		}
+		m := store.RowMutation{Key: append([]byte(nil), key...)}
+		for _, c := range res.Cells {
+			m.Ops = append(m.Ops, store.Op{Name: append([]byte(nil), c.Name...), Value: append([]byte(nil), c.Value...), Timestamp: c.Timestamp})
+		}
+		res.Reset()
+		batch = append(batch, m)
+		if len(batch) >= 512 {
+			return true, flush()
+		}
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("build indexes of %s.%s: %w", t.Def.Keyspace, t.Def.Name, err)
+	}
+	return flush()
+}
