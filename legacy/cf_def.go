@@ -1,6 +1,8 @@
 package legacy
 
 import (
+	"regexp"
+
 	"github.com/thriftbridge/thriftbridge/store"
 	"github.com/thriftbridge/thriftbridge/store/marshal"
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
@@ -47,8 +49,15 @@ func tableDefFromThrift(cf *cassandra.CfDef) (store.TableDef, error) {
 		}
 		cd := store.ColumnDef{Name: c.Name, Validator: v.Name(), IndexName: c.IndexName, IndexOptions: c.IndexOptions}
 		if c.IndexType != nil {
+			if err := checkIndexType(def, *c.IndexType); err != nil {
+				return def, err
+			}
 			it := int32(*c.IndexType)
 			cd.IndexType = &it
+			if cd.IndexName == nil || *cd.IndexName == "" {
+				name := defaultIndexName(def.Name, comparator.String(c.Name))
+				cd.IndexName = &name
+			}
 		}
 		def.Columns = append(def.Columns, cd)
 	}
@@ -70,6 +79,54 @@ func tableDefFromThrift(cf *cassandra.CfDef) (store.TableDef, error) {
 		return def, err
 	}
 	return def, nil
+}
+
+// checkIndexType accepts the index types thriftd maintains: KEYS indexes
+// on Standard families.
+func checkIndexType(def store.TableDef, it cassandra.IndexType) error {
+	switch {
+	case it != cassandra.IndexType_KEYS:
+		return iref("%s secondary indexes are not supported by thriftd (only KEYS indexes are)", it)
+	case def.Super:
+		return ire("Secondary indexes are not supported on super column families")
+	}
+	return nil
+}
+
+// defaultIndexName is the name Cassandra gives an index created without
+// one: <family>_<column>_idx with non-word characters removed.
+func defaultIndexName(cf, column string) string {
+	return nonWord.ReplaceAllString(cf+"_"+column+"_idx", "")
+}
+
+var nonWord = regexp.MustCompile(`\W`)
+
+// checkIndexNames refuses an index name used by another family of the
+// keyspace, or twice in one family.
+func checkIndexNames(ks *store.Keyspace, def store.TableDef) error {
+	seen := map[string]bool{}
+	if ks != nil {
+		for name, t := range ks.Tables {
+			if name == def.Name {
+				continue
+			}
+			for _, c := range t.Def.Columns {
+				if c.IndexName != nil {
+					seen[*c.IndexName] = true
+				}
+			}
+		}
+	}
+	for _, c := range def.Columns {
+		if c.IndexName == nil || c.IndexType == nil {
+			continue
+		}
+		if seen[*c.IndexName] {
+			return iref("Duplicate index name %s", *c.IndexName)
+		}
+		seen[*c.IndexName] = true
+	}
+	return nil
 }
 
 func parseType(name string) (marshal.Type, error) {

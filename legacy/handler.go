@@ -18,6 +18,9 @@ type HandlerConfig struct {
 	Snitch string
 	// RPCAddress is this node's client address, as describe_ring shows it.
 	RPCAddress string
+	// InitialToken is the node's token (partitioner string form); empty: the
+	// partitioner's minimum.
+	InitialToken string
 	// Now is the clock for server-side timestamps (tests set it).
 	Now func() time.Time
 }

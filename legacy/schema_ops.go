@@ -96,11 +96,16 @@ func (h *Handler) SystemAddKeyspace(ctx context.Context, ks *cassandra.KsDef) (s
 		}
 	}
 	var tables []store.TableDef
+	newKs := &store.Keyspace{Tables: map[string]*store.Table{}}
 	for _, cf := range ks.CfDefs {
 		def, err := tableDefFromThrift(cf)
 		if err != nil {
 			return "", err
 		}
+		if err := checkIndexNames(newKs, def); err != nil {
+			return "", err
+		}
+		newKs.Tables[def.Name] = &store.Table{Def: def}
 		tables = append(tables, def)
 	}
 	def, err := keyspaceDefFromThrift(ks)
@@ -167,6 +172,9 @@ func (h *Handler) SystemAddColumnFamily(ctx context.Context, cf *cassandra.CfDef
 	if _, exists := ks.Tables[def.Name]; exists {
 		return "", iref("Cannot add already existing table \"%s\" to keyspace \"%s\"", def.Name, def.Keyspace)
 	}
+	if err := checkIndexNames(ks, def); err != nil {
+		return "", err
+	}
 	if err := h.engine.CreateTable(ctx, def); err != nil {
 		return "", h.schemaError(ctx, err)
 	}
@@ -199,6 +207,10 @@ func (h *Handler) SystemUpdateColumnFamily(ctx context.Context, cf *cassandra.Cf
 	}
 	if def.Super != old.Def.Super {
 		return "", ire("types do not match.")
+	}
+	ks, _ := h.engine.Catalog().Keyspace(cf.Keyspace)
+	if err := checkIndexNames(ks, def); err != nil {
+		return "", err
 	}
 	newTable, err := store.NewTable(def, old.DataID)
 	if err != nil {

@@ -39,10 +39,11 @@ func startDaemon(ctx context.Context, cfg legacy.ServerConfig, logger *slog.Logg
 		return nil, err
 	}
 	handler := legacy.NewHandler(engine, legacy.HandlerConfig{
-		ClusterName: cfg.ClusterName,
-		APIVersion:  cfg.APIVersion,
-		Snitch:      cfg.SnitchClass(),
-		RPCAddress:  cfg.Listen,
+		ClusterName:  cfg.ClusterName,
+		APIVersion:   cfg.APIVersion,
+		Snitch:       cfg.SnitchClass(),
+		RPCAddress:   cfg.Listen,
+		InitialToken: cfg.InitialToken,
 	}, logger)
 	srv := legacy.NewServer(cfg, handler, logger)
 	if err := srv.Listen(); err != nil {
