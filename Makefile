@@ -9,11 +9,11 @@ DATA_DIR  ?= ./data
 FUZZTIME  ?= 20s
 STATICCHECK_VERSION ?= v0.6.1
 
-.PHONY: build run test bench lint fuzz thrift vet fmt-check clean
+.PHONY: build run test bench lint fuzz thrift vet fmt-check clean check-clients
 
 build:
-	$(GO) build -o $(BIN)/thriftd ./cmd/thriftd
-	$(GO) build -o $(BIN)/convert ./cmd/convert
+	@mkdir -p $(BIN)
+	$(GO) build -o $(BIN)/ ./cmd/...
 
 # Start thriftd on an embedded Badger store under ./data.
 run: build
@@ -49,6 +49,16 @@ thrift:
 	rm -rf thrift/gen-go
 	mkdir -p thrift/gen-go
 	thrift -out thrift/gen-go --gen go:package_prefix=github.com/thriftbridge/thriftbridge/thrift/gen-go/,skip_remote thrift/cassandra.thrift
+
+# Drive thriftd with helenus, a real Thrift-era Node.js client generated
+# from Cassandra's own IDL (needs node and the npm registry).
+check-clients: build
+	@tmp=$$(mktemp -d); \
+	(cd $$tmp && npm install --silent helenus@0.6.10 >/dev/null) || exit 1; \
+	$(BIN)/thriftd --listen 127.0.0.1:19199 --data-dir $$tmp/data --log-level warn & pid=$$!; \
+	sleep 1; \
+	NODE_PATH=$$tmp/node_modules node clients/helenus/helenus_check.js 19199; rc=$$?; \
+	kill $$pid; wait $$pid; rm -rf $$tmp; exit $$rc
 
 clean:
 	rm -rf $(BIN)

@@ -32,13 +32,13 @@ func (c *testClock) Advance(d time.Duration) {
 }
 
 type fixture struct {
-	t     *testing.T
+	t     testing.TB
 	e     *Engine
 	clock *testClock
 	dir   string
 }
 
-func openTestEngine(t *testing.T, dir string, part string) *fixture {
+func openTestEngine(t testing.TB, dir string, part string) *fixture {
 	t.Helper()
 	p, err := partition.ByName(part)
 	if err != nil {
