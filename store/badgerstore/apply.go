@@ -155,7 +155,9 @@ func (w *writer) row(m *store.RowMutation) error {
 				deletedAt: w.now,
 			}, 0)
 		case store.OpDeleteSuper:
-			err = w.putDeletion(superHeaderKey(&w.slab, rp, t, op.Super), t, op.Super, op.Timestamp)
+			if err = w.putDeletion(superHeaderKey(&w.slab, rp, t, op.Super), t, op.Super, op.Timestamp); err == nil {
+				err = w.markForGC(rp)
+			}
 		case store.OpDeleteRow:
 			ts, now := op.Timestamp, w.now
 			err = w.updateRowHeader(rp, func(h *record) bool {
@@ -166,6 +168,9 @@ func (w *writer) row(m *store.RowMutation) error {
 				h.timestamp, h.deletedAt = ts, now
 				return true
 			})
+			if err == nil {
+				err = w.markForGC(rp)
+			}
 		case store.OpDeleteRange:
 			err = w.putRangeTombstone(rp, t, op)
 		case store.OpCounterAdd:

@@ -74,10 +74,11 @@ func (e *Engine) nextPendingDrop() ([][]byte, pendingDrop, bool) {
 	}
 	if len(m.PendingDrop) > 0 {
 		id := m.PendingDrop[0]
-		return [][]byte{
-			binary.BigEndian.AppendUint32([]byte{nsData}, id),
-			binary.BigEndian.AppendUint32([]byte{nsIndex}, id),
-		}, pendingDrop{dataID: id}, true
+		var prefixes [][]byte
+		for _, ns := range []byte{nsData, nsIndex, nsGC, nsCAS} {
+			prefixes = append(prefixes, binary.BigEndian.AppendUint32([]byte{ns}, id))
+		}
+		return prefixes, pendingDrop{dataID: id}, true
 	}
 	if len(m.PendingPrefixes) > 0 {
 		p := m.PendingPrefixes[0]

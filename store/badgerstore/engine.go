@@ -41,6 +41,10 @@ type Options struct {
 	Now func() time.Time
 	// InMemory keeps everything in memory (tests and benchmarks).
 	InMemory bool
+	// GCInterval is how often tombstones past gc_grace_seconds are
+	// collected (default 10 minutes; negative: never, CollectGarbage
+	// only).
+	GCInterval time.Duration
 }
 
 // Engine is the Badger storage engine. It implements store.Engine.
@@ -112,6 +116,13 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	e.bg.Add(1)
 	go e.dropPendingLoop()
+	if opts.GCInterval == 0 {
+		opts.GCInterval = 10 * time.Minute
+	}
+	if opts.GCInterval > 0 {
+		e.bg.Add(1)
+		go e.gcLoop(opts.GCInterval)
+	}
 	return e, nil
 }
 

@@ -117,6 +117,9 @@ func (w *writer) putRangeTombstone(rp []byte, t *store.Table, op *store.Op) erro
 	if err := w.flagRanges(rp); err != nil {
 		return err
 	}
+	if err := w.markForGC(rp); err != nil {
+		return err
+	}
 	rec := record{flags: flagTombstone, timestamp: rt.ts, deletedAt: rt.deletedAt, value: rangeTombstonePayload(nil, &rt)}
 	key := rangeTombstoneKey(w.slab.scratch(len(rp)+1+8+hashLen), rp, &rt)
 	if err := w.txn.Set(key, appendRecord(w.slab.scratch(recordSize(&rec)), &rec)); err != nil {
