@@ -1,7 +1,9 @@
 package legacy
 
 import (
+	"encoding/json"
 	"regexp"
+	"strings"
 
 	"github.com/thriftbridge/thriftbridge/store"
 	"github.com/thriftbridge/thriftbridge/store/marshal"
@@ -235,7 +237,74 @@ func validateTableOptions(def *store.TableDef) error {
 	if p := def.MemtableFlushPeriodMs; p != nil && *p < 0 {
 		return iref("memtable_flush_period_in_ms must be greater than or equal to 0 (got %d)", *p)
 	}
+	if p := def.MinCompactionThreshold; p != nil && *p < 2 && *p != 0 {
+		return iref("min_compaction_threshold cannot be less than 2 (got %d)", *p)
+	}
+	if lo, hi := def.MinCompactionThreshold, def.MaxCompactionThreshold; lo != nil && hi != nil && *hi != 0 && *lo > *hi {
+		return iref("min_compaction_threshold cannot be greater than max_compaction_threshold (%d > %d)", *lo, *hi)
+	}
+	if p := def.CompactionStrategy; p != nil {
+		if _, ok := knownCompactionStrategies[qualify(*p, compactionPackage)]; !ok {
+			return iref("Unable to find compaction strategy class '%s'", qualify(*p, compactionPackage))
+		}
+	}
+	if opts := def.CompressionOptions; opts != nil {
+		class := opts["class"]
+		if class == "" {
+			class = opts["sstable_compression"]
+		}
+		if class != "" {
+			if _, ok := knownCompressors[qualify(class, compressionPackage)]; !ok {
+				return iref("Could not create Compression for type %s", qualify(class, compressionPackage))
+			}
+		}
+	}
+	if p := def.Caching; p != nil && !validCaching(*p) {
+		return iref("%s is not a valid caching setting; use ALL, KEYS_ONLY, ROWS_ONLY, NONE or a JSON map of keys and rows_per_partition", *p)
+	}
+	if p := def.SpeculativeRetry; p != nil && !validSpeculativeRetry.MatchString(*p) {
+		return iref("Invalid value %s for option 'speculative_retry'", *p)
+	}
 	return nil
+}
+
+const (
+	compactionPackage  = "org.apache.cassandra.db.compaction."
+	compressionPackage = "org.apache.cassandra.io.compress."
+)
+
+var knownCompactionStrategies = map[string]struct{}{
+	compactionPackage + "SizeTieredCompactionStrategy": {},
+	compactionPackage + "LeveledCompactionStrategy":    {},
+	compactionPackage + "DateTieredCompactionStrategy": {},
+	compactionPackage + "TimeWindowCompactionStrategy": {},
+}
+
+var knownCompressors = map[string]struct{}{
+	compressionPackage + "LZ4Compressor":     {},
+	compressionPackage + "SnappyCompressor":  {},
+	compressionPackage + "DeflateCompressor": {},
+}
+
+// qualify prefixes a short class name with its package.
+func qualify(class, pkg string) string {
+	if strings.Contains(class, ".") {
+		return class
+	}
+	return pkg + class
+}
+
+var validSpeculativeRetry = regexp.MustCompile(`(?i)^(NONE|ALWAYS|\d+(\.\d+)?PERCENTILE|\d+(\.\d+)?MS)$`)
+
+// validCaching accepts the caching values of Cassandra 2.0 (a keyword)
+// and 2.1+ (a JSON map).
+func validCaching(s string) bool {
+	switch strings.ToUpper(s) {
+	case "ALL", "KEYS_ONLY", "ROWS_ONLY", "NONE":
+		return true
+	}
+	var m map[string]any
+	return json.Unmarshal([]byte(s), &m) == nil
 }
 
 // Defaults describe_keyspace reports for options a client did not set

@@ -86,11 +86,14 @@ func (h *Handler) table(ctx context.Context, cf string) (*store.Table, error) {
 func (h *Handler) tableIn(ks, cf string) (*store.Table, error) {
 	cat := h.engine.Catalog()
 	keyspace, ok := cat.Keyspace(ks)
-	if !ok {
+	if !ok && systemKeyspaceDef(ks) == nil {
 		return nil, iref("Keyspace %s does not exist", ks)
 	}
 	if cf == "" {
 		return nil, ire("non-empty table is required")
+	}
+	if !ok {
+		return nil, iref("unconfigured table %s", cf)
 	}
 	t, ok := keyspace.Tables[cf]
 	if !ok {

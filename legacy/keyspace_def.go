@@ -15,11 +15,10 @@ const locatorPackage = "org.apache.cassandra.locator."
 // validName is Cassandra's rule for keyspace and family names.
 var validName = regexp.MustCompile(`^\w{1,48}$`)
 
-// systemKeyspaces are the keyspaces clients may not modify.
-var systemKeyspaces = map[string]bool{"system": true, "system_schema": true}
-
+// isSystemKeyspace reports whether a keyspace name is one of the system
+// keyspaces, which clients may not create, drop or modify.
 func isSystemKeyspace(name string) bool {
-	return systemKeyspaces[strings.ToLower(name)]
+	return systemKeyspaceDef(strings.ToLower(name)) != nil
 }
 
 // knownStrategies are the replication strategies a keyspace may name.

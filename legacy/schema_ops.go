@@ -12,7 +12,7 @@ import (
 
 // SetKeyspace implements set_keyspace.
 func (h *Handler) SetKeyspace(ctx context.Context, keyspace string) error {
-	if _, ok := h.engine.Catalog().Keyspace(keyspace); !ok {
+	if _, ok := h.engine.Catalog().Keyspace(keyspace); !ok && systemKeyspaceDef(keyspace) == nil {
 		return iref("Keyspace '%s' does not exist", keyspace)
 	}
 	SessionFrom(ctx).SetKeyspace(keyspace)
@@ -61,6 +61,9 @@ func (h *Handler) nodeAddress() string {
 func (h *Handler) DescribeKeyspace(_ context.Context, keyspace string) (*cassandra.KsDef, error) {
 	ks, ok := h.engine.Catalog().Keyspace(keyspace)
 	if !ok {
+		if sys := systemKeyspaceDef(keyspace); sys != nil {
+			return sys, nil
+		}
 		return nil, &cassandra.NotFoundException{}
 	}
 	return keyspaceDefToThrift(ks), nil
@@ -70,6 +73,9 @@ func (h *Handler) DescribeKeyspace(_ context.Context, keyspace string) (*cassand
 func (h *Handler) DescribeKeyspaces(context.Context) ([]*cassandra.KsDef, error) {
 	cat := h.engine.Catalog()
 	out := []*cassandra.KsDef{}
+	for _, sys := range systemKeyspaceDefs {
+		out = append(out, systemKeyspaceDef(sys.name))
+	}
 	for _, name := range cat.KeyspaceNames() {
 		ks, _ := cat.Keyspace(name)
 		out = append(out, keyspaceDefToThrift(ks))
@@ -164,6 +170,9 @@ func (h *Handler) SystemAddColumnFamily(ctx context.Context, cf *cassandra.CfDef
 	def, err := tableDefFromThrift(cf)
 	if err != nil {
 		return "", err
+	}
+	if isSystemKeyspace(def.Keyspace) {
+		return "", iref("%s keyspace is not user-modifiable", def.Keyspace)
 	}
 	ks, ok := h.engine.Catalog().Keyspace(def.Keyspace)
 	if !ok {
