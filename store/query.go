@@ -35,6 +35,8 @@ type Cell struct {
 	Timestamp int64
 	// TTL is the TTL the cell was written with (0: none).
 	TTL int32
+	// ExpiresAt is when an expiring cell expires (Unix seconds; 0: never).
+	ExpiresAt uint32
 	// CounterValue is the value of a counter cell.
 	CounterValue int64
 }

@@ -170,6 +170,7 @@ func keepCell(out *store.SliceResult, name []byte, rec *record) store.Cell {
 		Name:      out.Keep(name),
 		Timestamp: rec.timestamp,
 		TTL:       int32(rec.ttl),
+		ExpiresAt: rec.expiresAt,
 	}
 	if rec.counter() {
 		c.CounterValue = rec.counterValue()
