@@ -96,13 +96,33 @@ func retryWrites(ctx context.Context, attempt func() error) error {
 func (e *Engine) applyOnce(rows []store.RowMutation) error {
 	txn := e.db.NewTransaction(true)
 	defer txn.Discard()
-	w := writer{e: e, txn: txn, now: e.nowSeconds(), realNow: time.Now().Unix()}
+	w := e.newWriter(txn)
+	defer e.releaseWriter(w)
 	for i := range rows {
 		if err := w.row(&rows[i]); err != nil {
 			return err
 		}
 	}
 	return txn.Commit()
+}
+
+// newWriter returns a writer for txn, with a pooled slab.
+func (e *Engine) newWriter(txn *badger.Txn) *writer {
+	w, _ := e.writers.Get().(*writer)
+	if w == nil {
+		w = &writer{e: e}
+	}
+	w.txn, w.now, w.realNow = txn, e.nowSeconds(), time.Now().Unix()
+	return w
+}
+
+// releaseWriter returns a writer to the pool once its transaction has
+// committed or been discarded.
+func (e *Engine) releaseWriter(w *writer) {
+	w.txn, w.shadows = nil, nil
+	w.slab.reset()
+	w.old = record{}
+	e.writers.Put(w)
 }
 
 // writer applies row mutations inside one transaction.
@@ -360,24 +380,30 @@ func superHeaderKey(s *slab, rp []byte, t *store.Table, super []byte) []byte {
 }
 
 // slab hands out byte slices for keys and values that Badger keeps until
-// the transaction commits, from a few large chunks instead of one
-// allocation each.
+// the transaction commits, from a few chunks instead of one allocation
+// each. Badger copies keys and values into its memtable and log before
+// Commit returns, so a slab is reused by later transactions (see
+// Engine.slabs).
 type slab struct {
 	chunk []byte
 }
 
-const slabChunk = 64 << 10
+const (
+	slabFirstChunk = 4 << 10
+	slabMaxChunk   = 1 << 20
+)
+
+// reset makes the slab's memory available again; slices handed out
+// before must no longer be in use.
+func (s *slab) reset() { s.chunk = s.chunk[:0] }
 
 // scratch returns an empty slice with room for n bytes; what is appended
 // to it must be claimed by using it as the next key or value (the slab
 // advances past it on the next call).
 func (s *slab) scratch(n int) []byte {
 	if cap(s.chunk)-len(s.chunk) < n {
-		size := slabChunk
-		if n > size {
-			size = n
-		}
-		s.chunk = make([]byte, 0, size)
+		size := min(max(2*cap(s.chunk), slabFirstChunk), slabMaxChunk)
+		s.chunk = make([]byte, 0, max(size, n))
 	}
 	b := s.chunk[len(s.chunk):len(s.chunk)]
 	s.chunk = s.chunk[:len(s.chunk)+n]

@@ -49,7 +49,8 @@ func (e *Engine) ApplyIf(ctx context.Context, m *store.RowMutation, check *store
 		if !cond(current) {
 			return nil
 		}
-		w := writer{e: e, txn: txn, now: e.nowSeconds(), realNow: time.Now().Unix()}
+		w := e.newWriter(txn)
+		defer e.releaseWriter(w)
 		if err := w.row(m); err != nil {
 			return err
 		}

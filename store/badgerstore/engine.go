@@ -55,6 +55,9 @@ type Engine struct {
 	now  func() time.Time
 
 	catalog  atomic.Pointer[store.Catalog]
+	// writers pools the write-path scratch state (writer and its slab)
+	// across transactions.
+	writers sync.Pool
 	schemaMu sync.Mutex // serialises schema changes
 
 	stop     chan struct{}
