@@ -54,10 +54,10 @@ type Engine struct {
 	log  *slog.Logger
 	now  func() time.Time
 
-	catalog  atomic.Pointer[store.Catalog]
+	catalog atomic.Pointer[store.Catalog]
 	// writers pools the write-path scratch state (writer and its slab)
 	// across transactions.
-	writers sync.Pool
+	writers  sync.Pool
 	schemaMu sync.Mutex // serialises schema changes
 
 	stop     chan struct{}
