@@ -212,13 +212,13 @@ func setFloat(isSet bool, v float64) *float64 {
 // validateTableOptions applies Cassandra's range checks to the options.
 func validateTableOptions(def *store.TableDef) error {
 	if p := def.BloomFilterFPChance; p != nil && (*p <= 0 || *p > 1) {
-		return iref("bloom_filter_fp_chance must be larger than 0.0 and less than or equal to 1.0 (got %s)", javaDouble(*p))
+		return iref("bloom_filter_fp_chance must be larger than 0.0 and less than or equal to 1.0 (got %s)", marshal.FormatJavaDouble(*p))
 	}
 	if p := def.DCLocalReadRepairChance; p != nil && (*p < 0 || *p > 1) {
-		return iref("dclocal_read_repair_chance must be larger than or equal to 0 and smaller than or equal to 1.0 (got %s)", javaDouble(*p))
+		return iref("dclocal_read_repair_chance must be larger than or equal to 0 and smaller than or equal to 1.0 (got %s)", marshal.FormatJavaDouble(*p))
 	}
 	if p := def.ReadRepairChance; p != nil && (*p < 0 || *p > 1) {
-		return iref("read_repair_chance must be larger than or equal to 0 and smaller than or equal to 1.0 (got %s)", javaDouble(*p))
+		return iref("read_repair_chance must be larger than or equal to 0 and smaller than or equal to 1.0 (got %s)", marshal.FormatJavaDouble(*p))
 	}
 	if p := def.DefaultTimeToLive; p != nil {
 		if *p < 0 {

@@ -114,8 +114,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	if opts.Sync == SyncPeriodic && !opts.InMemory {
-		e.bg.Add(1)
-		go e.syncLoop(opts.SyncPeriod)
+		e.every(opts.SyncPeriod, e.periodicSync)
 	}
 	e.bg.Add(1)
 	go e.dropPendingLoop()
@@ -123,8 +122,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		opts.GCInterval = 10 * time.Minute
 	}
 	if opts.GCInterval > 0 {
-		e.bg.Add(1)
-		go e.gcLoop(opts.GCInterval)
+		e.every(opts.GCInterval, e.collectInBackground)
 	}
 	return e, nil
 }
@@ -174,19 +172,37 @@ func (e *Engine) nowSeconds() uint32 {
 	return uint32(e.now().Unix())
 }
 
-func (e *Engine) syncLoop(period time.Duration) {
-	defer e.bg.Done()
-	t := time.NewTicker(period)
-	defer t.Stop()
-	for {
-		select {
-		case <-e.stop:
-			return
-		case <-t.C:
-			if err := e.db.Sync(); err != nil {
-				e.log.Error("periodic sync failed", "err", err)
+// every runs fn every period on a background goroutine until the engine
+// closes; fn's context ends when the engine closes.
+func (e *Engine) every(period time.Duration, fn func(ctx context.Context)) {
+	e.bg.Add(1)
+	go func() {
+		defer e.bg.Done()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			select {
+			case <-e.stop:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				fn(ctx)
 			}
 		}
+	}()
+}
+
+func (e *Engine) periodicSync(context.Context) {
+	if err := e.db.Sync(); err != nil {
+		e.log.Error("periodic sync failed", "err", err)
 	}
 }
 

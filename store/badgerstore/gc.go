@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -44,32 +43,14 @@ func (w *writer) markForGC(rp []byte) error {
 	return w.txn.Set(append(w.slab.scratch(len(rp)), gcMarkerKey(rp)...), nil)
 }
 
-// gcLoop collects garbage every interval until the engine closes.
-func (e *Engine) gcLoop(interval time.Duration) {
-	defer e.bg.Done()
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-e.stop:
-			return
-		case <-t.C:
-			ctx, cancel := context.WithCancel(context.Background())
-			go func() {
-				select {
-				case <-e.stop:
-					cancel()
-				case <-ctx.Done():
-				}
-			}()
-			stats, err := e.CollectGarbage(ctx)
-			cancel()
-			if err != nil && !errors.Is(err, context.Canceled) {
-				e.log.Error("garbage collection failed", "err", err)
-			} else if stats.Cells+stats.Tombstones > 0 {
-				e.log.Info("garbage collected", "rows", stats.Rows, "cells", stats.Cells, "tombstones", stats.Tombstones)
-			}
-		}
+// collectInBackground is one pass of the periodic collection.
+func (e *Engine) collectInBackground(ctx context.Context) {
+	stats, err := e.CollectGarbage(ctx)
+	switch {
+	case err != nil && !errors.Is(err, context.Canceled):
+		e.log.Error("garbage collection failed", "err", err)
+	case stats.Cells+stats.Tombstones > 0:
+		e.log.Info("garbage collected", "rows", stats.Rows, "cells", stats.Cells, "tombstones", stats.Tombstones)
 	}
 }
 

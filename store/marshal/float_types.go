@@ -196,6 +196,10 @@ func compareUint64(a, b uint64) int {
 	return 0
 }
 
+// FormatJavaDouble renders f as Java's Double.toString does, for texts
+// that quote a value the way Cassandra's messages do.
+func FormatJavaDouble(f float64) string { return javaFloatString(f, 64) }
+
 // javaFloatString renders f as Java's Double.toString / Float.toString do
 // (with the shortest digits that read back as the same value): "NaN",
 // "Infinity", "-0.0", "100.0", "0.001", and outside [1e-3, 1e7) computer
