@@ -1,0 +1,103 @@
+package conformance
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/apache/thrift/lib/go/thrift"
+	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
+)
+
+// CallTimeout bounds every call a test makes, so a server that hangs fails
+// the test instead of stalling the run.
+const CallTimeout = 15 * time.Second
+
+// Options describe the server a test needs.
+type Options struct {
+	// Partitioner is a short partitioner class name; empty means
+	// Murmur3Partitioner.
+	Partitioner string
+	// ClusterName is the cluster name the server reports; empty means
+	// "Test Cluster".
+	ClusterName string
+}
+
+// Target starts a fresh server with an empty store for one test and returns
+// its host:port. The server must stop when the test ends (t.Cleanup).
+type Target func(t testing.TB, opts Options) string
+
+// Client is a connection to a server under test.
+type Client struct {
+	*cassandra.CassandraClient
+	transport thrift.TTransport
+	// Addr is the server's host:port.
+	Addr string
+}
+
+// Dial opens a framed, binary-protocol connection to addr; it is closed when
+// the test ends.
+func Dial(t testing.TB, addr string) *Client {
+	t.Helper()
+	cfg := &thrift.TConfiguration{
+		ConnectTimeout: CallTimeout,
+		SocketTimeout:  CallTimeout,
+	}
+	sock := thrift.NewTSocketConf(addr, cfg)
+	transport := thrift.NewTFramedTransportConf(sock, cfg)
+	if err := transport.Open(); err != nil {
+		t.Fatalf("dial %s: %v", addr, err)
+	}
+	t.Cleanup(func() { _ = transport.Close() })
+	proto := thrift.NewTBinaryProtocolFactoryConf(cfg)
+	client := cassandra.NewCassandraClientFactory(transport, proto)
+	return &Client{CassandraClient: client, transport: transport, Addr: addr}
+}
+
+// Ctx returns a context bounded by CallTimeout for one call.
+func Ctx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), CallTimeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// Env is one test's server and a client connected to it.
+type Env struct {
+	T      *testing.T
+	Target Target
+	Opts   Options
+	Addr   string
+	C      *Client
+}
+
+// NewEnv starts a server through target and connects a client.
+func NewEnv(t *testing.T, target Target, opts Options) *Env {
+	t.Helper()
+	addr := target(t, opts)
+	return &Env{T: t, Target: target, Opts: opts, Addr: addr, C: Dial(t, addr)}
+}
+
+// Dial opens another connection to the same server.
+func (e *Env) Dial() *Client { return Dial(e.T, e.Addr) }
+
+// VectorsDir finds ../shared/vectors from the module root; ok is false
+// when it is absent (callers skip loudly).
+func VectorsDir() (string, bool) {
+	if dir := os.Getenv("THRIFTBRIDGE_VECTORS"); dir != "" {
+		return dir, true
+	}
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return "", false
+	}
+	// legacy/conformance/harness.go -> module root -> ../shared/vectors
+	root := filepath.Dir(filepath.Dir(filepath.Dir(file)))
+	dir := filepath.Join(filepath.Dir(root), "shared", "vectors")
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return "", false
+	}
+	return dir, true
+}
