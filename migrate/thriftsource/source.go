@@ -1,0 +1,169 @@
+package thriftsource
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/thriftbridge/thriftbridge/migrate"
+	"github.com/thriftbridge/thriftbridge/store/marshal"
+	"github.com/thriftbridge/thriftbridge/store/partition"
+	"github.com/thriftbridge/thriftbridge/supercol"
+	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
+)
+
+// Default page sizes.
+const (
+	DefaultRowPageSize    = 1000
+	DefaultColumnPageSize = 1000
+	// DefaultTimeout bounds connecting and each call.
+	DefaultTimeout = 60 * time.Second
+)
+
+// Options tunes paging.
+type Options struct {
+	// RowPageSize is the number of rows per get_range_slices call
+	// (default 1000).
+	RowPageSize int
+	// ColumnPageSize is the number of columns (super columns at the super
+	// level of a Super family) per slice call (default 1000).
+	ColumnPageSize int
+	// Consistency is the consistency level of every read (default ONE).
+	Consistency cassandra.ConsistencyLevel
+	// Timeout bounds connecting and each call (default 60s).
+	Timeout time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.RowPageSize <= 0 {
+		o.RowPageSize = DefaultRowPageSize
+	}
+	if o.ColumnPageSize <= 0 {
+		o.ColumnPageSize = DefaultColumnPageSize
+	}
+	if o.Consistency == 0 {
+		o.Consistency = cassandra.ConsistencyLevel_ONE
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	return o
+}
+
+// Source reads a keyspace over Thrift. Its methods may be called from
+// several goroutines; calls share one connection, one at a time.
+type Source struct {
+	addr     string
+	keyspace string
+	opts     Options
+	conn     *conn
+	part     partition.Partitioner
+}
+
+var _ migrate.Source = (*Source)(nil)
+
+// Open connects to addr (host:port), selects keyspace and learns the
+// cluster's partitioner.
+func Open(ctx context.Context, addr, keyspace string, opts Options) (*Source, error) {
+	opts = opts.withDefaults()
+	c, err := dial(addr, opts.Timeout)
+	if err != nil {
+		return nil, err
+	}
+	s := &Source{addr: addr, keyspace: keyspace, opts: opts, conn: c}
+	var partName string
+	err = c.call(ctx, func(ctx context.Context, client *cassandra.CassandraClient) error {
+		if err := client.SetKeyspace(ctx, keyspace); err != nil {
+			return fmt.Errorf("set_keyspace %s: %w", keyspace, describeError(err))
+		}
+		var err error
+		if partName, err = client.DescribePartitioner(ctx); err != nil {
+			return fmt.Errorf("describe_partitioner: %w", describeError(err))
+		}
+		return nil
+	})
+	if err == nil {
+		s.part, err = partition.ByName(partName)
+	}
+	if err != nil {
+		_ = c.close()
+		return nil, fmt.Errorf("thrift source %s: %w", addr, err)
+	}
+	return s, nil
+}
+
+// Partitioner is the cluster's partitioner, whose token order Scan
+// follows.
+func (s *Source) Partitioner() partition.Partitioner { return s.part }
+
+// Keyspace describes the keyspace from describe_keyspace: type names as
+// the server reports them (class names), declared column names in the
+// string form of the comparator (subcomparator in a Super family).
+func (s *Source) Keyspace(ctx context.Context) (supercol.KeyspaceDef, error) {
+	ks, err := s.describe(ctx)
+	if err != nil {
+		return supercol.KeyspaceDef{}, err
+	}
+	out := supercol.KeyspaceDef{Name: ks.Name}
+	for _, cf := range ks.CfDefs {
+		def, err := familyDef(cf)
+		if err != nil {
+			return supercol.KeyspaceDef{}, fmt.Errorf("thrift source %s: keyspace %s: %w", s.addr, ks.Name, err)
+		}
+		out.Families = append(out.Families, def)
+	}
+	return out, nil
+}
+
+func (s *Source) describe(ctx context.Context) (*cassandra.KsDef, error) {
+	var ks *cassandra.KsDef
+	err := s.conn.call(ctx, func(ctx context.Context, client *cassandra.CassandraClient) error {
+		var err error
+		ks, err = client.DescribeKeyspace(ctx, s.keyspace)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("thrift source %s: describe_keyspace %s: %w", s.addr, s.keyspace, describeError(err))
+	}
+	return ks, nil
+}
+
+// familyDef converts a CfDef.
+func familyDef(cf *cassandra.CfDef) (supercol.FamilyDef, error) {
+	def := supercol.FamilyDef{
+		Name:          cf.Name,
+		Super:         cf.ColumnType == "Super",
+		KeyValidator:  cf.GetKeyValidationClass(),
+		Comparator:    cf.ComparatorType,
+		SubComparator: cf.GetSubcomparatorType(),
+		KeyAlias:      string(cf.KeyAlias),
+		ValueAlias:    string(cf.ValueAlias),
+		DefaultTTL:    cf.GetDefaultTimeToLive(),
+	}
+	def.DefaultValidator = cf.GetDefaultValidationClass()
+	for _, a := range cf.ColumnAliases {
+		def.ColumnAliases = append(def.ColumnAliases, string(a))
+	}
+	nameTypeName := def.Comparator
+	if def.Super {
+		nameTypeName = def.SubComparator
+	}
+	nameType, err := marshal.Parse(nameTypeName)
+	if err != nil {
+		return def, fmt.Errorf("family %s: comparator %q: %w", cf.Name, nameTypeName, err)
+	}
+	for _, c := range cf.ColumnMetadata {
+		col := supercol.ColumnDef{Name: nameType.String(c.Name), Validator: c.ValidationClass}
+		if c.IndexType != nil {
+			col.IndexName = c.GetIndexName()
+			if col.IndexName == "" {
+				col.IndexName = fmt.Sprintf("%s_%s_idx", cf.Name, col.Name)
+			}
+		}
+		def.Columns = append(def.Columns, col)
+	}
+	return def, nil
+}
+
+// Close closes the connection.
+func (s *Source) Close() error { return s.conn.close() }
