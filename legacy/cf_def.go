@@ -349,7 +349,8 @@ func cfDefToThrift(t *store.Table) *cassandra.CfDef {
 	cf.KeyAlias = d.KeyAlias
 	cf.ColumnAliases = d.ColumnAliases
 	cf.ValueAlias = d.ValueAlias
-	cf.CompactionStrategy = ptr(deref(d.CompactionStrategy, defaultCompaction))
+	// Cassandra reports the class fully qualified, however it was given.
+	cf.CompactionStrategy = ptr(qualify(deref(d.CompactionStrategy, defaultCompaction), compactionPackage))
 	cf.CompactionStrategyOptions = orEmpty(d.CompactionStrategyOptions)
 	cf.CompressionOptions = d.CompressionOptions
 	if cf.CompressionOptions == nil {

@@ -2,7 +2,6 @@ package legacy
 
 import (
 	"bytes"
-	"errors"
 
 	"github.com/thriftbridge/thriftbridge/store"
 	"github.com/thriftbridge/thriftbridge/store/partition"
@@ -20,7 +19,7 @@ type rowRange struct {
 func parseToken(p partition.Partitioner, s string) (partition.Token, error) {
 	t, err := p.ParseToken(s)
 	if err != nil {
-		return nil, iref("invalid token %q for %s: %v", s, p.Name(), errors.Unwrap(err))
+		return nil, iref("%v", err)
 	}
 	return t, nil
 }
