@@ -1,0 +1,42 @@
+// Command convert rewrites a Thrift-era Cassandra keyspace — super column
+// families above all — into CQL3 tables, keeping every cell's writetime
+// and writing TTLs as the time the cells have left.
+//
+// Usage:
+//
+//	convert plan    --from SRC                 what each family becomes, sizes, large partitions
+//	convert schema  --from SRC --to DST        create the keyspace and tables only
+//	convert data    --from SRC --to DST        create the schema and copy every live cell
+//	convert verify  --from SRC --to DST        compare source and target cell by cell
+//	convert fixtures [--name M --out DIR | --name M --load thrift://host:port]
+//
+// Sources (--from):
+//
+//	thrift://host:port/Keyspace     a live Cassandra (or thriftd) over Thrift
+//	badger:DIR/Keyspace             a thriftd data directory (thriftd stopped)
+//	json:PATH --schema FILE         sstable2json dumps: a file, or a directory
+//	                                of <Family>.json; FILE is the keyspace's
+//	                                JSON schema (supercol.KeyspaceDef)
+//
+// Targets (--to):
+//
+//	cql://host:port[,host:port]/keyspace   a Cassandra or ScyllaDB cluster (gocql)
+//	file:OUT.cql                           a script cqlsh runs as is (cqlsh -f OUT.cql)
+//
+// Each family is mapped after sampling its first rows (--shape
+// Family=compact|pivot|static overrides the choice). --ttl remaining (the
+// default) writes each TTL'd cell with the time it has left and drops the
+// cells already expired; original restarts the original TTL; none drops
+// TTLs; a number of seconds sets that TTL on every cell. Counters carry
+// neither TTL nor writetime.
+//
+// --checkpoint FILE makes data resumable: the run records its progress
+// after the target acknowledged it, and a new run with the same flags
+// continues from there. A file target is cut back to the checkpointed
+// length first, so that the finished script is the one an uninterrupted
+// run writes; a cluster target probes counter cells so that no increment
+// is applied twice.
+//
+// verify exits with status 1 when a cell is missing, extra or different
+// (value, writetime, or TTL beyond --tolerance); status 2 reports errors.
+package main

@@ -1,0 +1,248 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/thriftbridge/thriftbridge/migrate"
+	"github.com/thriftbridge/thriftbridge/supercol"
+)
+
+// errDifferences makes verify exit with status 1.
+var errDifferences = errors.New("source and target differ")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	switch {
+	case err == nil:
+	case errors.Is(err, errDifferences):
+		fmt.Fprintln(os.Stderr, "convert:", err)
+		os.Exit(1)
+	case errors.Is(err, flag.ErrHelp):
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, "convert:", err)
+		os.Exit(2)
+	}
+}
+
+const usage = `usage: convert plan|schema|data|verify|fixtures [flags]
+  convert plan    --from SRC
+  convert schema  --from SRC --to DST
+  convert data    --from SRC --to DST [--checkpoint FILE]
+  convert verify  --from SRC --to DST
+  convert fixtures [--name MODEL (--out DIR | --load thrift://host:port)]
+run "convert COMMAND -h" for the flags of a command`
+
+// run executes one command line.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, usage)
+		return flag.ErrHelp
+	}
+	cmd, args := args[0], args[1:]
+	switch cmd {
+	case "plan", "schema", "data", "verify":
+	case "fixtures":
+		return runFixtures(ctx, args, stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprintln(stdout, usage)
+		return nil
+	default:
+		fmt.Fprintln(stderr, usage)
+		return fmt.Errorf("unknown command %q", cmd)
+	}
+	cfg, err := parseFlags(cmd, args, stderr)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel()}))
+	src, err := openSource(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	switch cmd {
+	case "plan":
+		return runPlan(ctx, cfg, src, stdout)
+	case "schema":
+		return runSchema(ctx, cfg, src, stdout, log)
+	case "data":
+		return runData(ctx, cfg, src, stdout, stderr, log)
+	default:
+		return runVerify(ctx, cfg, src, stdout, log)
+	}
+}
+
+// config holds the flags of plan, schema, data and verify.
+type config struct {
+	cmd            string
+	from, schema   string
+	to             string
+	target         target
+	keyspace       string
+	shapes         map[string]supercol.Shape
+	families       []string
+	ttl            string
+	checkpoint     string
+	quiet, verbose bool
+	report         string
+	planFile       string
+	replication    string
+	rate           float64
+	concurrency    int
+	batchSize      int
+	consistency    string
+	rowPageSize    int
+	columnPageSize int
+	partitioner    string
+	tolerance      time.Duration
+	examples       int
+	sampleRows     int
+}
+
+func (c *config) logLevel() slog.Level {
+	if c.verbose {
+		return slog.LevelDebug
+	}
+	return slog.LevelWarn
+}
+
+// shapeFlag collects --shape Family=shape.
+type shapeFlag map[string]supercol.Shape
+
+func (s shapeFlag) String() string {
+	var parts []string
+	for k, v := range s {
+		parts = append(parts, k+"="+string(v))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
+}
+
+func (s shapeFlag) Set(v string) error {
+	fam, shape, ok := strings.Cut(v, "=")
+	if !ok || fam == "" {
+		return fmt.Errorf("expected Family=compact|pivot|static, got %q", v)
+	}
+	if strings.EqualFold(shape, string(supercol.ShapeMixed)) {
+		s[fam] = supercol.ShapeMixed
+		return nil
+	}
+	sh, ok := supercol.ParseShape(shape)
+	if !ok {
+		return fmt.Errorf("%s: unknown shape %q (compact, pivot, static or mixed)", fam, shape)
+	}
+	s[fam] = sh
+	return nil
+}
+
+// listFlag collects a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+func parseFlags(cmd string, args []string, stderr io.Writer) (*config, error) {
+	c := &config{cmd: cmd, shapes: map[string]supercol.Shape{}}
+	fs := flag.NewFlagSet("convert "+cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.from, "from", "", "source: thrift://host:port/Keyspace, badger:DIR/Keyspace or json:PATH")
+	fs.StringVar(&c.schema, "schema", "", "keyspace schema (JSON) of a json: source")
+	fs.IntVar(&c.rowPageSize, "row-page-size", 0, "rows per read of a thrift: or badger: source (default 1000)")
+	fs.IntVar(&c.columnPageSize, "column-page-size", 0, "columns per read of a thrift: or badger: source (default 1000)")
+	fs.StringVar(&c.partitioner, "partitioner", "", "partitioner of a badger: store (default: the one it was written with)")
+	fs.Var(shapeFlag(c.shapes), "shape", "Family=compact|pivot|static|mixed: force a family's table shape (repeatable)")
+	var families listFlag
+	fs.Var(&families, "family", "convert only this family (repeatable)")
+	fs.BoolVar(&c.quiet, "quiet", false, "no progress bars")
+	fs.BoolVar(&c.verbose, "verbose", false, "debug logging")
+	fs.StringVar(&c.report, "report", "", "write the JSON report to this file")
+	fs.IntVar(&c.sampleRows, "sample-rows", 100, "rows sampled per family to choose its shape")
+	if cmd != "plan" {
+		fs.StringVar(&c.to, "to", "", "target: cql://host:port/keyspace or file:OUT.cql")
+		fs.StringVar(&c.keyspace, "keyspace", "", "target keyspace of a file: target (default: the source's)")
+		fs.StringVar(&c.ttl, "ttl", "remaining", "TTLs: remaining, original, none or a number of seconds")
+		fs.StringVar(&c.consistency, "consistency", "LOCAL_QUORUM", "consistency level of a cql: target")
+	}
+	if cmd == "schema" || cmd == "data" {
+		fs.StringVar(&c.replication, "replication", "", "replication map of a created keyspace (default {'class': 'SimpleStrategy', 'replication_factor': 1})")
+	}
+	if cmd == "data" {
+		fs.StringVar(&c.checkpoint, "checkpoint", "", "checkpoint file: record progress, resume from it")
+		fs.Float64Var(&c.rate, "rate", 0, "statements per second to a cql: target (0: unlimited)")
+		fs.IntVar(&c.concurrency, "concurrency", 8, "batches in flight to a cql: target")
+		fs.IntVar(&c.batchSize, "batch-size", 50, "statements per batch to a cql: target")
+		fs.StringVar(&c.planFile, "plan", "", "a plan report (convert plan --report) whose cell counts give the progress bars an ETA")
+	}
+	if cmd == "verify" {
+		fs.DurationVar(&c.tolerance, "tolerance", 2*time.Second, "how far a TTL may differ")
+		fs.IntVar(&c.examples, "examples", 10, "differences shown per family")
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("convert %s: unexpected argument %q", cmd, fs.Arg(0))
+	}
+	c.families = families
+	if c.from == "" {
+		return nil, fmt.Errorf("convert %s: --from is required", cmd)
+	}
+	if cmd != "plan" {
+		if c.to == "" {
+			return nil, fmt.Errorf("convert %s: --to is required", cmd)
+		}
+		var err error
+		if c.target, err = parseTarget(c); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// options builds the pipeline options shared by every command.
+func (c *config) options(targetKeyspace string, log *slog.Logger) (migrate.Options, error) {
+	o := migrate.Options{TargetKeyspace: targetKeyspace, Shapes: c.shapes, Families: c.families,
+		SampleRows: c.sampleRows, Logger: log}
+	var err error
+	if c.ttl != "" {
+		if o.TTL, err = migrate.ParseTTLPolicy(c.ttl); err != nil {
+			return o, err
+		}
+	}
+	if c.replication != "" {
+		if o.Replication, err = migrate.ParseReplication(c.replication); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+// writeJSON writes v to path (when set) as indented JSON.
+func writeJSON(path string, v any) error {
+	if path == "" {
+		return nil
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode report: %w", err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}
