@@ -156,23 +156,8 @@ func (g *scriptGrammar) add(t *scriptTemplate) {
 // splitMarkers splits a statement text at its ? markers (outside quotes).
 func splitMarkers(cql string) []string {
 	var parts []string
-	var quote byte
-	start := 0
-	for i := 0; i < len(cql); i++ {
-		c := cql[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '?':
-			parts = append(parts, cql[start:i])
-			start = i + 1
-		}
-	}
-	return append(parts, cql[start:])
+	eachSegment(cql, func(_ int, text string) { parts = append(parts, text) })
+	return parts
 }
 
 // errNotData reports a statement that is not a data statement (DDL).

@@ -47,10 +47,25 @@ func (s Statement) Inline() string { return string(s.AppendInline(nil)) }
 
 // AppendInline appends Inline's text to dst.
 func (s Statement) AppendInline(dst []byte) []byte {
-	next := 0
+	eachSegment(s.CQL, func(i int, text string) {
+		if i > 0 {
+			if i <= len(s.Values) {
+				dst = append(dst, s.Values[i-1].Literal()...)
+			} else {
+				dst = append(dst, '?')
+			}
+		}
+		dst = append(dst, text...)
+	})
+	return append(dst, ';')
+}
+
+// eachSegment calls visit with the pieces of cql between its ? markers
+// (markers inside quotes do not count), in order: piece i follows the
+// i-th marker.
+func eachSegment(cql string, visit func(i int, text string)) {
 	var quote byte
-	cql := s.CQL
-	start := 0
+	start, n := 0, 0
 	for i := 0; i < len(cql); i++ {
 		c := cql[i]
 		switch {
@@ -61,18 +76,12 @@ func (s Statement) AppendInline(dst []byte) []byte {
 		case c == '\'' || c == '"':
 			quote = c
 		case c == '?':
-			dst = append(dst, cql[start:i]...)
-			if next < len(s.Values) {
-				dst = append(dst, s.Values[next].Literal()...)
-			} else {
-				dst = append(dst, '?')
-			}
-			next++
+			visit(n, cql[start:i])
+			n++
 			start = i + 1
 		}
 	}
-	dst = append(dst, cql[start:]...)
-	return append(dst, ';')
+	visit(n, cql[start:])
 }
 
 // DefaultReplication is the replication of a keyspace created without
