@@ -157,7 +157,7 @@ func planFamilies(ctx context.Context, src Source, opts *Options, ck *Checkpoint
 		}
 		// A forced shape needs the sample too: a pivot table's columns are
 		// the subcolumn names the sample saw.
-		if popts.Sample, err = sampleFamily(ctx, src, f, opts.SampleRows, opts.SampleCells); err != nil {
+		if popts.Sample, err = sampleFamily(ctx, src, f, opts.SampleRows, opts.SampleCells, opts.Now()); err != nil {
 			return ks, nil, err
 		}
 		m, err := supercol.Plan(f, popts)
@@ -187,12 +187,17 @@ func hasFamily(ks supercol.KeyspaceDef, name string) bool {
 	return false
 }
 
-// sampleFamily feeds the names of the family's first rows to a Sample.
-func sampleFamily(ctx context.Context, src Source, f *supercol.Family, rows, cells int) (*supercol.Sample, error) {
+// sampleFamily feeds the names of the family's first rows to a Sample,
+// leaving out the cells already expired at now: the conversion drops
+// them, so they must not shape the table.
+func sampleFamily(ctx context.Context, src Source, f *supercol.Family, rows, cells int, now time.Time) (*supercol.Sample, error) {
 	s := supercol.NewSample(f)
 	nrows, ncells := 0, 0
 	err := src.Scan(ctx, f.Def.Name, Position{}, func(ch RowChunk) error {
 		for i := range ch.Cells {
+			if exp := ExpiresAt(&ch.Cells[i]); exp != 0 && exp <= now.Unix() {
+				continue
+			}
 			s.Add(ch.Cells[i].Super, ch.Cells[i].Name)
 		}
 		ncells += len(ch.Cells)

@@ -4,19 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
-	"strings"
 	"text/tabwriter"
 
-	"github.com/thriftbridge/thriftbridge/fixtures"
 	"github.com/thriftbridge/thriftbridge/migrate"
 	"github.com/thriftbridge/thriftbridge/migrate/cqlsink"
-	"github.com/thriftbridge/thriftbridge/migrate/thriftsource"
 )
 
 func runPlan(ctx context.Context, c *config, src migrate.Source, stdout io.Writer) error {
@@ -174,56 +169,5 @@ func runVerify(ctx context.Context, c *config, src migrate.Source, stdout io.Wri
 		return fmt.Errorf("%w: %d missing, %d extra, %d different", errDifferences, rep.Missing, rep.Extra, rep.Different)
 	}
 	fmt.Fprintf(stdout, "OK: %d cells match\n", rep.Matched)
-	return nil
-}
-
-// runFixtures lists the fixture models, writes one as a schema and
-// sstable2json dumps (a json: source), or loads one into a Thrift server.
-func runFixtures(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("convert fixtures", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	name := fs.String("name", "", "fixture model ("+strings.Join(fixtures.Names(), ", ")+")")
-	out := fs.String("out", "", "write DIR/schema.json and DIR/data/<Family>.json (sstable2json dumps)")
-	load := fs.String("load", "", "load the model into the Thrift server at thrift://host:port")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if *name == "" {
-		for _, n := range fixtures.Names() {
-			fmt.Fprintln(stdout, n)
-		}
-		return nil
-	}
-	m, err := fixtures.Load(*name)
-	if err != nil {
-		return err
-	}
-	if *out == "" && *load == "" {
-		return errors.New("convert fixtures: give --out DIR or --load thrift://host:port")
-	}
-	if *out != "" {
-		if err := m.WriteSSTableJSON(filepath.Join(*out, "data")); err != nil {
-			return err
-		}
-		b, err := json.MarshalIndent(m.Keyspace, "", "  ")
-		if err != nil {
-			return fmt.Errorf("encode schema: %w", err)
-		}
-		if err := os.WriteFile(filepath.Join(*out, "schema.json"), append(b, '\n'), 0o644); err != nil {
-			return fmt.Errorf("write schema: %w", err)
-		}
-		fmt.Fprintf(stdout, "wrote %s: convert data --from json:%s --schema %s --to file:%s.cql\n",
-			*out, filepath.Join(*out, "data"), filepath.Join(*out, "schema.json"), *name)
-	}
-	if *load != "" {
-		addr, ok := strings.CutPrefix(*load, "thrift://")
-		if !ok || addr == "" {
-			return fmt.Errorf("--load %q: expected thrift://host:port", *load)
-		}
-		if err := thriftsource.LoadFixture(ctx, addr, m); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "loaded %s into %s (keyspace %s)\n", m.Name, addr, m.Keyspace.Name)
-	}
 	return nil
 }

@@ -8,7 +8,8 @@
 //	convert schema  --from SRC --to DST        create the keyspace and tables only
 //	convert data    --from SRC --to DST        create the schema and copy every live cell
 //	convert verify  --from SRC --to DST        compare source and target cell by cell
-//	convert fixtures [--name M --out DIR | --name M --load thrift://host:port]
+//	convert fixtures [--name M] [--check]       round-trip the fixture models (below)
+//	convert fixtures --name M (--out DIR | --load thrift://host:port) | --list
 //
 // Sources (--from):
 //
@@ -37,6 +38,21 @@
 // run writes; a cluster target probes counter cells so that no increment
 // is applied twice.
 //
+// --now UNIX_SECONDS|RFC3339 (plan, data, verify) runs as of that instant
+// instead of the real clock: it decides which cells have expired (in a
+// badger: or json: source too), the remaining TTLs and the script's
+// header, so that a conversion is reproducible.
+//
 // verify exits with status 1 when a cell is missing, extra or different
 // (value, writetime, or TTL beyond --tolerance); status 2 reports errors.
+//
+// convert fixtures, without --out or --load (or with --check), is the
+// self-check of the conversion: for every fixture model (or --name) it
+// starts thriftd in-process over a temporary Badger store, loads the model
+// over Thrift, converts it from the live server, from the Badger directory
+// and from sstable2json dumps, each with every shape that has an expected
+// script, and compares each script byte for byte with the expected one
+// (fixtures/<model>/expected/). It prints one OK/FAIL line per model and
+// source, a failure with its first differing line, and exits with status
+// 1 on any difference.
 package main

@@ -53,7 +53,11 @@ func openSource(ctx context.Context, c *config) (migrate.Source, error) {
 		if err := json.Unmarshal(b, &ks); err != nil {
 			return nil, fmt.Errorf("--schema %s: %w", c.schema, err)
 		}
-		src, err := jsonsource.Open(ks, rest)
+		var opts []jsonsource.Option
+		if now := c.clock(); now != nil {
+			opts = append(opts, jsonsource.WithClock(now))
+		}
+		src, err := jsonsource.Open(ks, rest, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("--from %s: %w", c.from, err)
 		}
@@ -110,7 +114,7 @@ func openBadger(ctx context.Context, c *config, spec string) (migrate.Source, er
 		}
 		// Background tombstone collection stays off: the conversion only
 		// reads.
-		engine, err := badgerstore.Open(ctx, badgerstore.Options{Dir: dir, Partitioner: part, GCInterval: -1, Logger: slog.New(slog.DiscardHandler)})
+		engine, err := badgerstore.Open(ctx, badgerstore.Options{Dir: dir, Partitioner: part, GCInterval: -1, Logger: slog.New(slog.DiscardHandler), Now: c.clock()})
 		if err != nil {
 			errs = append(errs, err)
 			if c.partitioner == "" && strings.Contains(err.Error(), "cannot be opened with") {
@@ -175,7 +179,7 @@ func (c *config) gocqlConsistency() (gocql.Consistency, error) {
 // openSink opens the target for writing.
 func openSink(ctx context.Context, c *config, t target, log *slog.Logger) (migrate.Sink, error) {
 	if t.filePath != "" {
-		return migrate.CreateFileSink(t.filePath, nil)
+		return migrate.CreateFileSink(t.filePath, c.clock())
 	}
 	cons, err := c.gocqlConsistency()
 	if err != nil {

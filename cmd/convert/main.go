@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -42,9 +43,10 @@ func main() {
 const usage = `usage: convert plan|schema|data|verify|fixtures [flags]
   convert plan    --from SRC
   convert schema  --from SRC --to DST
-  convert data    --from SRC --to DST [--checkpoint FILE]
+  convert data    --from SRC --to DST [--checkpoint FILE] [--now UNIX_SECONDS|RFC3339]
   convert verify  --from SRC --to DST
-  convert fixtures [--name MODEL (--out DIR | --load thrift://host:port)]
+  convert fixtures [--name MODEL] [--check]          round-trip the fixture models, compare with their expected scripts
+  convert fixtures --name MODEL (--out DIR | --load thrift://host:port) | --list
 run "convert COMMAND -h" for the flags of a command`
 
 // run executes one command line.
@@ -112,6 +114,30 @@ type config struct {
 	tolerance      time.Duration
 	examples       int
 	sampleRows     int
+	// now is --now; zero: the real clock.
+	now time.Time
+}
+
+// clock is the clock of the run: stopped at --now, else nil (the real
+// clock, for every consumer).
+func (c *config) clock() func() time.Time {
+	if c.now.IsZero() {
+		return nil
+	}
+	now := c.now
+	return func() time.Time { return now }
+}
+
+// parseNow reads --now: Unix seconds or an RFC 3339 time.
+func parseNow(s string) (time.Time, error) {
+	if sec, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return time.Unix(sec, 0), nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("--now %q: expected Unix seconds or an RFC 3339 time (2023-11-14T22:13:20Z)", s)
+	}
+	return t, nil
 }
 
 func (c *config) logLevel() slog.Level {
@@ -188,6 +214,13 @@ func parseFlags(cmd string, args []string, stderr io.Writer) (*config, error) {
 		fs.IntVar(&c.batchSize, "batch-size", 50, "statements per batch to a cql: target")
 		fs.StringVar(&c.planFile, "plan", "", "a plan report (convert plan --report) whose cell counts give the progress bars an ETA")
 	}
+	if cmd != "schema" {
+		fs.Func("now", "convert as of `UNIX_SECONDS|RFC3339` (1700000000 or 2023-11-14T22:13:20Z): that instant decides which cells have expired, the remaining TTLs and the script header, so that a run is reproducible (default: the real clock)", func(v string) error {
+			var err error
+			c.now, err = parseNow(v)
+			return err
+		})
+	}
 	if cmd == "verify" {
 		fs.DurationVar(&c.tolerance, "tolerance", 2*time.Second, "how far a TTL may differ")
 		fs.IntVar(&c.examples, "examples", 10, "differences shown per family")
@@ -217,7 +250,7 @@ func parseFlags(cmd string, args []string, stderr io.Writer) (*config, error) {
 // options builds the pipeline options shared by every command.
 func (c *config) options(targetKeyspace string, log *slog.Logger) (migrate.Options, error) {
 	o := migrate.Options{TargetKeyspace: targetKeyspace, Shapes: c.shapes, Families: c.families,
-		SampleRows: c.sampleRows, Logger: log}
+		SampleRows: c.sampleRows, Logger: log, Now: c.clock()}
 	var err error
 	if c.ttl != "" {
 		if o.TTL, err = migrate.ParseTTLPolicy(c.ttl); err != nil {

@@ -1,0 +1,337 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/thriftbridge/thriftbridge/fixtures"
+	"github.com/thriftbridge/thriftbridge/legacy"
+	"github.com/thriftbridge/thriftbridge/migrate/thriftsource"
+	"github.com/thriftbridge/thriftbridge/store/badgerstore"
+	"github.com/thriftbridge/thriftbridge/store/partition"
+)
+
+// runFixtures checks every fixture model (or --name) end to end, writes
+// one as a schema and sstable2json dumps (a json: source), or loads one
+// into a Thrift server. With neither --out nor --load, or with --check, it
+// runs the check: see checkFixtures.
+func runFixtures(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("convert fixtures", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	name := fs.String("name", "", "fixture model ("+strings.Join(fixtures.Names(), ", ")+"); default for the check: every model")
+	out := fs.String("out", "", "write DIR/schema.json and DIR/data/<Family>.json (sstable2json dumps) of --name")
+	load := fs.String("load", "", "load --name into the Thrift server at thrift://host:port")
+	check := fs.Bool("check", false, "round-trip the models through an in-process thriftd, its Badger directory and sstable2json dumps and compare every conversion with the expected scripts (the default without --out and --load)")
+	list := fs.Bool("list", false, "list the fixture models")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("convert fixtures: unexpected argument %q", fs.Arg(0))
+	}
+	if *list {
+		for _, n := range fixtures.Names() {
+			fmt.Fprintln(stdout, n)
+		}
+		return nil
+	}
+	if *out == "" && *load == "" {
+		*check = true
+	} else if *name == "" {
+		return errors.New("convert fixtures: --out and --load need --name MODEL")
+	}
+	names := fixtures.Names()
+	if *name != "" {
+		names = []string{*name}
+	}
+	models := make([]*fixtures.Model, 0, len(names))
+	for _, n := range names {
+		m, err := fixtures.Load(n)
+		if err != nil {
+			return err
+		}
+		models = append(models, m)
+	}
+	if *out != "" {
+		if err := exportFixture(models[0], *out, stdout); err != nil {
+			return err
+		}
+	}
+	if *load != "" {
+		addr, ok := strings.CutPrefix(*load, "thrift://")
+		if !ok || addr == "" {
+			return fmt.Errorf("--load %q: expected thrift://host:port", *load)
+		}
+		m := models[0]
+		if err := thriftsource.LoadFixture(ctx, addr, m); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "loaded %s into %s (keyspace %s)\n", m.Name, addr, m.Keyspace.Name)
+	}
+	if !*check {
+		return nil
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return checkFixtures(ctx, models, (*fixtures.Model).Expected, stdout, logger)
+}
+
+// exportFixture writes the model's schema and sstable2json dumps under dir.
+func exportFixture(m *fixtures.Model, dir string, stdout io.Writer) error {
+	data, schema := filepath.Join(dir, "data"), filepath.Join(dir, "schema.json")
+	if err := m.WriteSSTableJSON(data); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(m.Keyspace, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode schema: %w", err)
+	}
+	if err := os.WriteFile(schema, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write schema: %w", err)
+	}
+	if stdout != nil {
+		fmt.Fprintf(stdout, "wrote %s: convert data --from json:%s --schema %s --to file:%s.cql --now %d\n",
+			dir, data, schema, m.Name, m.Now.Unix())
+	}
+	return nil
+}
+
+// fixtureSource names a source of the check, as its OK/FAIL line shows it.
+type fixtureSource string
+
+const (
+	sourceThrift fixtureSource = "thrift"
+	sourceBadger fixtureSource = "badger"
+	sourceJSON   fixtureSource = "json"
+)
+
+// fixtureResult is the outcome of one model read back from one source:
+// failure is "" when every conversion matched its expected script.
+type fixtureResult struct {
+	model   string
+	source  fixtureSource
+	shapes  []string
+	failure string
+}
+
+// checkFixtures is the self-check of the fixtures: for each model it
+// starts thriftd in-process over a Badger store in a temporary directory,
+// with its clock at the model's LoadTime, loads the model over Thrift,
+// moves the clock to the model's Now, then converts the model with each
+// shape that has an expected script from three sources — the live server
+// over Thrift, its Badger directory once the server stopped, and
+// sstable2json dumps — with `convert data --now <Now>`, and compares every
+// script byte for byte with the embedded expected one. It prints one
+// OK/FAIL line per model and source (a failure with its first difference)
+// and returns an error wrapping errDifferences when any script differs.
+// expected gives a model's expected script of a shape (Model.Expected).
+func checkFixtures(ctx context.Context, models []*fixtures.Model, expected expectedScript, stdout io.Writer, logger *slog.Logger) error {
+	tmp, err := os.MkdirTemp("", "convert-fixtures-")
+	if err != nil {
+		return fmt.Errorf("fixture check: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	var failed, total int
+	for _, m := range models {
+		results := checkModel(ctx, m, filepath.Join(tmp, m.Name), expected, logger)
+		for _, r := range results {
+			total++
+			if r.failure != "" {
+				failed++
+				fmt.Fprintf(stdout, "FAIL %-12s %-7s %s\n", r.model, r.source, r.failure)
+				continue
+			}
+			fmt.Fprintf(stdout, "OK   %-12s %-7s %s\n", r.model, r.source, strings.Join(r.shapes, " "))
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%w: %d of %d fixture conversions differ from their expected scripts", errDifferences, failed, total)
+	}
+	return nil
+}
+
+// expectedScript returns a model's expected script of a shape.
+type expectedScript func(m *fixtures.Model, shape string) ([]byte, error)
+
+// checkModel round-trips one model through the three sources in dir,
+// comparing each conversion with its expected script.
+func checkModel(ctx context.Context, m *fixtures.Model, dir string, expected expectedScript, logger *slog.Logger) []fixtureResult {
+	storeDir, dumpDir := filepath.Join(dir, "store"), filepath.Join(dir, "dumps")
+	shapes := m.ExpectedShapes()
+	compare := func(source fixtureSource, from ...string) fixtureResult {
+		r := fixtureResult{model: m.Name, source: source, shapes: shapes}
+		if len(shapes) == 0 {
+			r.failure = "no expected scripts are embedded"
+			return r
+		}
+		for _, shape := range shapes {
+			if r.failure = convertAndCompare(ctx, m, shape, from, filepath.Join(dir, string(source)+"-"+shape+".cql"), expected); r.failure != "" {
+				return r
+			}
+		}
+		return r
+	}
+	failBoth := func(err error) []fixtureResult {
+		return []fixtureResult{
+			{model: m.Name, source: sourceThrift, failure: err.Error()},
+			{model: m.Name, source: sourceBadger, failure: err.Error()},
+		}
+	}
+
+	var results []fixtureResult
+	srv, err := startFixtureServer(ctx, storeDir, m.LoadTime(), logger)
+	if err != nil {
+		results = failBoth(err)
+	} else {
+		loadErr := thriftsource.LoadFixture(ctx, srv.addr(), m)
+		if loadErr == nil {
+			srv.clock.set(m.Now)
+			results = append(results, compare(sourceThrift, "--from", "thrift://"+srv.addr()+"/"+m.Keyspace.Name))
+		}
+		stopErr := srv.stop(ctx)
+		switch {
+		case loadErr != nil:
+			results = failBoth(fmt.Errorf("load over Thrift: %w", loadErr))
+		case stopErr != nil:
+			results = append(results, fixtureResult{model: m.Name, source: sourceBadger, failure: fmt.Sprintf("stop thriftd: %v", stopErr)})
+		default:
+			results = append(results, compare(sourceBadger, "--from", "badger:"+filepath.Join(storeDir, m.Keyspace.Name)))
+		}
+	}
+	if err := exportFixture(m, dumpDir, nil); err != nil {
+		return append(results, fixtureResult{model: m.Name, source: sourceJSON, failure: err.Error()})
+	}
+	return append(results, compare(sourceJSON, "--from", "json:"+filepath.Join(dumpDir, "data"), "--schema", filepath.Join(dumpDir, "schema.json")))
+}
+
+// convertAndCompare runs `convert data` from a source into script with
+// the options of the expected script of shape, and returns "" when the
+// script is that expected script byte for byte, else what went wrong.
+func convertAndCompare(ctx context.Context, m *fixtures.Model, shape string, from []string, script string, expected expectedScript) string {
+	want, err := expected(m, shape)
+	if err != nil {
+		return err.Error()
+	}
+	forced, err := m.ForcedShapes(ctx, shape)
+	if err != nil {
+		return err.Error()
+	}
+	args := append([]string{"data", "--to", "file:" + script, "--now", strconv.FormatInt(m.Now.Unix(), 10), "--quiet"}, from...)
+	for _, family := range m.FamilyNames() {
+		if s, ok := forced[family]; ok {
+			args = append(args, "--shape", family+"="+string(s))
+		}
+	}
+	var stderr bytes.Buffer
+	if err := run(ctx, args, io.Discard, &stderr); err != nil {
+		return fmt.Sprintf("shape %s: convert %s: %v %s", shape, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	got, err := os.ReadFile(script)
+	if err != nil {
+		return fmt.Sprintf("shape %s: %v", shape, err)
+	}
+	if d := firstDifference(want, got); d != "" {
+		return fmt.Sprintf("shape %s: the script differs from fixtures/%s/expected/%s.cql\n%s", shape, m.Name, shape, d)
+	}
+	return ""
+}
+
+// firstDifference shows the first line where got differs from want as a
+// short unified diff, indented under a FAIL line; "" when they are equal.
+func firstDifference(want, got []byte) string {
+	if bytes.Equal(want, got) {
+		return ""
+	}
+	w, g := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
+	i := 0
+	for i < len(w) && i < len(g) && w[i] == g[i] {
+		i++
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "    --- expected\n    +++ converted\n    @@ -%d +%d @@\n", i+1, i+1)
+	if i < len(w) {
+		fmt.Fprintf(&sb, "    -%s\n", w[i])
+	}
+	if i < len(g) {
+		fmt.Fprintf(&sb, "    +%s\n", g[i])
+	}
+	return strings.TrimSuffix(sb.String(), "\n")
+}
+
+// stoppedClock is a clock that stands still at the instant it is set to:
+// the fixtures' data is dated, so the server that loads and serves it
+// runs on the fixture's time, not the real one.
+type stoppedClock struct {
+	unix atomic.Int64
+}
+
+func (c *stoppedClock) now() time.Time { return time.Unix(c.unix.Load(), 0) }
+
+func (c *stoppedClock) set(t time.Time) { c.unix.Store(t.Unix()) }
+
+// fixtureServer is thriftd running in-process on 127.0.0.1:0 over a
+// Badger store, wired as cmd/thriftd wires it, on a stoppedClock (both
+// the store's clock, which computes expiry times, and the handler's).
+type fixtureServer struct {
+	engine *badgerstore.Engine
+	server *legacy.Server
+	served chan error
+	clock  *stoppedClock
+}
+
+// startFixtureServer opens (creating) the store in dir and starts serving
+// with the clock at at.
+func startFixtureServer(ctx context.Context, dir string, at time.Time, logger *slog.Logger) (*fixtureServer, error) {
+	clock := &stoppedClock{}
+	clock.set(at)
+	engine, err := badgerstore.Open(ctx, badgerstore.Options{
+		Dir: dir, Partitioner: partition.Murmur3Partitioner{}, Logger: logger, Now: clock.now, GCInterval: -1,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start thriftd: %w", err)
+	}
+	handler := legacy.NewHandler(engine, legacy.HandlerConfig{Now: clock.now}, logger)
+	srv := legacy.NewServer(legacy.ServerConfig{Listen: "127.0.0.1:0"}, handler, logger)
+	if err := srv.Listen(); err != nil {
+		return nil, errors.Join(fmt.Errorf("start thriftd: %w", err), engine.Close())
+	}
+	s := &fixtureServer{engine: engine, server: srv, served: make(chan error, 1), clock: clock}
+	// Serve gets a context of its own: stopping goes through the graceful
+	// Shutdown in stop.
+	go func() { s.served <- srv.Serve(context.WithoutCancel(ctx)) }()
+	return s, nil
+}
+
+// addr is the server's host:port.
+func (s *fixtureServer) addr() string { return s.server.Addr().String() }
+
+// stop shuts the server down and closes the store.
+func (s *fixtureServer) stop(ctx context.Context) error {
+	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	err := s.server.Shutdown(stopCtx)
+	if serveErr := <-s.served; serveErr != nil && !errors.Is(serveErr, legacy.ErrServerClosed) {
+		err = errors.Join(err, serveErr)
+	}
+	if cerr := s.engine.Close(); cerr != nil {
+		err = errors.Join(err, cerr)
+	}
+	if err != nil {
+		return fmt.Errorf("stop thriftd: %w", err)
+	}
+	return nil
+}
