@@ -30,7 +30,7 @@ func dial(addr string, timeout time.Duration) (*conn, error) {
 	if err := transport.Open(); err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", addr, err)
 	}
-	client := cassandra.NewCassandraClientFactory(transport, thrift.NewTBinaryProtocolFactoryConf(cfg))
+	client := cassandra.NewCassandraClientFactory(transport, slabProtocolFactory{cfg: cfg})
 	return &conn{transport: transport, client: client}, nil
 }
 

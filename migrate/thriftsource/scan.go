@@ -14,7 +14,8 @@ import (
 // Scan streams the rows of family in the cluster's row order, resuming
 // after from.AfterKey.
 //
-// Rows are read by get_range_slices, RowPageSize rows at a time. With a
+// Rows are read by get_range_slices, RowPageSize rows at a time (at most
+// firstRowPageSize in the first page of a scan). With a
 // hashed partitioner the next page starts (exclusively) at the token of
 // the last row read, computed locally with the cluster's partitioner; with
 // an ordered one it starts at the last key, which is read again and
@@ -73,12 +74,20 @@ type visitError struct{ err error }
 func (e visitError) Error() string { return e.err.Error() }
 func (e visitError) Unwrap() error { return e.err }
 
+// firstRowPageSize is the most rows the first get_range_slices of a scan
+// asks for.
+const firstRowPageSize = 100
+
 // rows pages through the family's rows after after (nil: from the start).
 func (sc *scanner) rows(ctx context.Context, after []byte) error {
 	ordered := sc.s.part.Ordered()
-	pageSize := sc.s.opts.RowPageSize
+	// The first page is small: many scans stop after a few rows (the
+	// sample that chooses a family's shape), and a full page of wide rows
+	// is a lot to read for nothing. The next pages are full.
+	pageSize := min(sc.s.opts.RowPageSize, firstRowPageSize)
 	for {
 		kr := sc.keyRange(after, pageSize)
+		pageSize = sc.s.opts.RowPageSize
 		var page []*cassandra.KeySlice
 		err := sc.s.conn.call(ctx, func(ctx context.Context, client *cassandra.CassandraClient) error {
 			var err error
