@@ -250,26 +250,13 @@ func convertAndCompare(ctx context.Context, m *fixtures.Model, shape string, fro
 	return ""
 }
 
-// firstDifference shows the first line where got differs from want as a
-// short unified diff, indented under a FAIL line; "" when they are equal.
+// firstDifference is fixtures.FirstDifference indented under a FAIL line.
 func firstDifference(want, got []byte) string {
-	if bytes.Equal(want, got) {
+	d := strings.TrimSuffix(fixtures.FirstDifference(want, got), "\n")
+	if d == "" {
 		return ""
 	}
-	w, g := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
-	i := 0
-	for i < len(w) && i < len(g) && w[i] == g[i] {
-		i++
-	}
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "    --- expected\n    +++ converted\n    @@ -%d +%d @@\n", i+1, i+1)
-	if i < len(w) {
-		fmt.Fprintf(&sb, "    -%s\n", w[i])
-	}
-	if i < len(g) {
-		fmt.Fprintf(&sb, "    +%s\n", g[i])
-	}
-	return strings.TrimSuffix(sb.String(), "\n")
+	return "    " + strings.ReplaceAll(d, "\n", "\n    ")
 }
 
 // stoppedClock is a clock that stands still at the instant it is set to:

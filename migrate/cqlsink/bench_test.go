@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -28,23 +27,6 @@ const (
 // benchNow is the clock of the benchmark's conversions: every tenth cell
 // has a TTL and an hour of it is gone.
 var benchNow = time.Unix(benchEpoch+3600, 0)
-
-// benchHosts returns CASSANDRA_HOSTS or skips the benchmark loudly.
-func benchHosts(b *testing.B) []string {
-	b.Helper()
-	v := os.Getenv("CASSANDRA_HOSTS")
-	if v == "" {
-		b.Skip("!!! SKIPPED: the gocql sink benchmark needs a real CQL server; CASSANDRA_HOSTS not set !!!")
-	}
-	var hosts []string
-	for _, h := range strings.Split(v, ",") {
-		if !strings.Contains(h, ":") {
-			h += ":9042"
-		}
-		hosts = append(hosts, h)
-	}
-	return hosts
-}
 
 // benchSource generates rows of a Standard family Events (UTF8Type keys,
 // LongType names, UTF8Type values) without holding them.
@@ -111,7 +93,7 @@ func benchRow(r int) (string, []benchCell) {
 // consistency). It reports both rates in cells per second and the sink's
 // share of the raw rate (the goal is at least 0.8).
 func BenchmarkSinkVersusRawGocql(b *testing.B) {
-	hosts := benchHosts(b)
+	hosts := clusterHosts(b)
 	ctx := context.Background()
 	keyspace := fmt.Sprintf("thriftbridge_bench_%d", time.Now().UnixNano())
 	sink, err := Connect(ctx, Config{Hosts: hosts, Keyspace: keyspace, Consistency: gocql.One,

@@ -27,8 +27,9 @@ func TestParseURL(t *testing.T) {
 	}
 }
 
-// clusterHosts returns CASSANDRA_HOSTS or skips the test loudly.
-func clusterHosts(t *testing.T) []string {
+// clusterHosts returns CASSANDRA_HOSTS or skips the test or benchmark
+// loudly.
+func clusterHosts(t testing.TB) []string {
 	t.Helper()
 	v := os.Getenv("CASSANDRA_HOSTS")
 	if v == "" {
