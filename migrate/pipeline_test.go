@@ -286,3 +286,76 @@ func TestCheckpointRefusesAnotherKeyspace(t *testing.T) {
 		t.Errorf("resume with another keyspace's checkpoint: %v", err)
 	}
 }
+
+// goneSink is a file sink whose target goes away after a number of writes.
+type goneSink struct {
+	*FileSink
+	writesLeft int
+}
+
+var errTargetGone = errors.New("target went away")
+
+func (s *goneSink) Write(ctx context.Context, stmts []Statement) error {
+	if s.writesLeft == 0 {
+		return errTargetGone
+	}
+	s.writesLeft--
+	return s.FileSink.Write(ctx, stmts)
+}
+
+// TestTargetGoneStopsWithCheckpoint loses the target after every possible
+// number of writes: the run stops with the target's error, its checkpoint
+// holds what was acknowledged, and a resumed run ends with the same script
+// as a run that never failed.
+func TestTargetGoneStopsWithCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	clean := filepath.Join(dir, "clean.cql")
+	if _, err := convertToFile(t, blogSource(2), clean, Options{Now: fixedClock}); err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(clean)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for writes := 0; ; writes++ {
+		if writes > 100 {
+			t.Fatal("the run never completes")
+		}
+		out := filepath.Join(dir, "resumed.cql")
+		ck := filepath.Join(dir, "ck.json")
+		os.Remove(out)
+		os.Remove(ck)
+		opts := Options{Now: fixedClock, CheckpointPath: ck, CheckpointRows: 1, CheckpointInterval: time.Hour}
+		fs, err := CreateFileSink(out, fixedClock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Convert(context.Background(), blogSource(2), &goneSink{FileSink: fs, writesLeft: writes}, opts)
+		if cerr := fs.Close(); cerr != nil {
+			t.Fatal(cerr)
+		}
+		if err == nil {
+			if writes < 2 {
+				t.Fatalf("the run completed after only %d writes: the test tried no failure point", writes)
+			}
+			t.Logf("tried %d failure points", writes)
+			break // every write point before the end was tried
+		}
+		if !errors.Is(err, errTargetGone) {
+			t.Fatalf("target gone after %d writes: run returned %v", writes, err)
+		}
+		if _, err := LoadCheckpoint(ck); err != nil && writes > 0 {
+			t.Fatalf("target gone after %d writes: no usable checkpoint: %v", writes, err)
+		}
+		if _, err := convertToFile(t, blogSource(2), out, opts); err != nil {
+			t.Fatalf("target gone after %d writes: resume: %v", writes, err)
+		}
+		got, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("target gone after %d writes: resumed script differs:\n%s\nwant:\n%s", writes, got, want)
+		}
+	}
+}
