@@ -9,7 +9,7 @@ DATA_DIR  ?= ./data
 FUZZTIME  ?= 20s
 STATICCHECK_VERSION ?= v0.6.1
 
-.PHONY: build run test bench lint fuzz thrift vet fmt-check clean check-clients
+.PHONY: build run fixtures test bench lint fuzz thrift vet fmt-check clean check-clients
 
 build:
 	@mkdir -p $(BIN)
@@ -18,6 +18,11 @@ build:
 # Start thriftd on an embedded Badger store under ./data.
 run: build
 	$(BIN)/thriftd --listen $(LISTEN) --data-dir $(DATA_DIR)
+
+# Round-trip every fixture model through thriftd, its data directory and
+# sstable2json dumps, and compare with the expected CQL scripts.
+fixtures: build
+	$(BIN)/convert fixtures
 
 test: fmt-check vet
 	$(GO) test -count=1 -timeout 20m $(PKGS)
