@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -14,49 +12,27 @@ import (
 
 	"github.com/apache/thrift/lib/go/thrift"
 
-	"github.com/thriftbridge/thriftbridge/legacy"
 	"github.com/thriftbridge/thriftbridge/migrate"
 	"github.com/thriftbridge/thriftbridge/migrate/thriftsource"
-	"github.com/thriftbridge/thriftbridge/store/badgerstore"
-	"github.com/thriftbridge/thriftbridge/store/partition"
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
 // startThriftd starts thriftd in-process on 127.0.0.1:0 over a Badger
-// store in a temporary directory (Murmur3Partitioner); it stops when the
-// test or benchmark ends.
+// store in a temporary directory, its clock stopped at the start; it stops
+// when the test or benchmark ends.
 func startThriftd(tb testing.TB) string {
 	tb.Helper()
 	ctx := context.Background()
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	engine, err := badgerstore.Open(ctx, badgerstore.Options{
-		Dir: tb.TempDir(), Partitioner: partition.Murmur3Partitioner{}, Logger: logger, GCInterval: -1,
-	})
+	s, err := startFixtureServer(ctx, tb.TempDir(), time.Now(), slog.New(slog.DiscardHandler))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	handler := legacy.NewHandler(engine, legacy.HandlerConfig{}, logger)
-	srv := legacy.NewServer(legacy.ServerConfig{Listen: "127.0.0.1:0"}, handler, logger)
-	if err := srv.Listen(); err != nil {
-		engine.Close()
-		tb.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(context.WithoutCancel(ctx)) }()
 	tb.Cleanup(func() {
-		stopCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(stopCtx); err != nil {
-			tb.Errorf("shutdown thriftd: %v", err)
-		}
-		if err := <-served; err != nil && !errors.Is(err, legacy.ErrServerClosed) {
-			tb.Errorf("thriftd serve: %v", err)
-		}
-		if err := engine.Close(); err != nil {
-			tb.Errorf("close thriftd store: %v", err)
+		if err := s.stop(ctx); err != nil {
+			tb.Error(err)
 		}
 	})
-	return srv.Addr().String()
+	return s.addr()
 }
 
 // dialThrift opens a framed binary-protocol client to addr, closed when
