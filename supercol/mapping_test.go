@@ -247,15 +247,7 @@ func TestMapEveryShapeValidates(t *testing.T) {
 	// types accept, with Key covering the declared primary key prefix.
 	for _, tc := range planCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			f := mustFamily(t, tc.keyspace, tc.def)
-			opts := Options{Shape: tc.shape}
-			if !tc.noSample {
-				opts.Sample = sampleOf(t, f, tc.sample...)
-			}
-			m, err := Plan(f, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f, m := tc.plan(t)
 			key := sampleValue(t, f.KeyValidator)
 			var super []byte
 			if f.Def.Super {

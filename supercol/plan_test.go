@@ -253,18 +253,25 @@ func planCases() []planCase {
 	}
 }
 
+// plan parses the case's family and plans it with its shape and sample.
+func (tc planCase) plan(t *testing.T) (*Family, *Mapping) {
+	t.Helper()
+	f := mustFamily(t, tc.keyspace, tc.def)
+	opts := Options{Shape: tc.shape}
+	if !tc.noSample {
+		opts.Sample = sampleOf(t, f, tc.sample...)
+	}
+	m, err := Plan(f, opts)
+	if err != nil {
+		t.Fatalf("Plan: %v", err)
+	}
+	return f, m
+}
+
 func TestPlanGolden(t *testing.T) {
 	for _, tc := range planCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			f := mustFamily(t, tc.keyspace, tc.def)
-			opts := Options{Shape: tc.shape}
-			if !tc.noSample {
-				opts.Sample = sampleOf(t, f, tc.sample...)
-			}
-			m, err := Plan(f, opts)
-			if err != nil {
-				t.Fatalf("Plan: %v", err)
-			}
+			f, m := tc.plan(t)
 			if m.Table.Shape != tc.wantShape || m.Mixed() != tc.wantMixed {
 				t.Errorf("shape %s (mixed %v), want %s (mixed %v); reason: %s", m.Table.Shape, m.Mixed(), tc.wantShape, tc.wantMixed, m.Table.Reason)
 			}
