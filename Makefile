@@ -9,7 +9,7 @@ DATA_DIR  ?= ./data
 FUZZTIME  ?= 20s
 STATICCHECK_VERSION ?= v0.6.1
 
-.PHONY: build run fixtures test bench lint fuzz thrift vet fmt-check clean check-clients
+.PHONY: build run fixtures test bench lint fuzz thrift vet fmt-check clean check-clients cassandra cassandra-stop
 
 build:
 	@mkdir -p $(BIN)
@@ -64,6 +64,16 @@ check-clients: build
 	sleep 1; \
 	NODE_PATH=$$tmp/node_modules node clients/helenus/helenus_check.js 19199; rc=$$?; \
 	kill $$pid; wait $$pid; rm -rf $$tmp; exit $$rc
+
+# Real Apache Cassandra nodes on loopback, from Maven Central: 3.11 (the
+# reference, with Thrift) and 5.0 (the target of a migration). Prints the
+# CASSANDRA_* variables the cluster-backed tests read.
+CASSANDRA_NODES ?= ref target
+cassandra:
+	test/cassandra/cassandra.sh start $(CASSANDRA_NODES)
+
+cassandra-stop:
+	test/cassandra/cassandra.sh stop
 
 clean:
 	rm -rf $(BIN)
