@@ -5,5 +5,6 @@
 // a Target that starts a fresh server and returns its address, and calls Run.
 //
 // The suite holds per-method tests on Standard and Super families and the
-// golden vectors observed on a real Cassandra 3.11.9 (../shared/vectors).
+// golden vectors observed on a real Cassandra 3.11.9, kept in
+// testdata/cassandra-3.11 at the module root.
 package conformance

@@ -2,6 +2,8 @@ package conformance
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -83,21 +85,27 @@ func NewEnv(t *testing.T, target Target, opts Options) *Env {
 // Dial opens another connection to the same server.
 func (e *Env) Dial() *Client { return Dial(e.T, e.Addr) }
 
-// VectorsDir finds ../shared/vectors from the module root; ok is false
-// when it is absent (callers skip loudly).
-func VectorsDir() (string, bool) {
+// VectorsDir returns the directory of the golden vectors observed on
+// Cassandra 3.11.9: $THRIFTBRIDGE_VECTORS when set, otherwise
+// testdata/cassandra-3.11 at the module root. The vectors are part of the
+// repository, so an error means a broken checkout and callers fail the test.
+func VectorsDir() (string, error) {
 	if dir := os.Getenv("THRIFTBRIDGE_VECTORS"); dir != "" {
-		return dir, true
+		return dir, nil
 	}
 	_, file, _, ok := runtime.Caller(0)
 	if !ok {
-		return "", false
+		return "", errors.New("golden vectors: runtime.Caller cannot locate legacy/conformance/harness.go")
 	}
-	// legacy/conformance/harness.go -> module root -> ../shared/vectors
+	// legacy/conformance/harness.go -> module root -> testdata/cassandra-3.11
 	root := filepath.Dir(filepath.Dir(filepath.Dir(file)))
-	dir := filepath.Join(filepath.Dir(root), "shared", "vectors")
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return "", false
+	dir := filepath.Join(root, "testdata", "cassandra-3.11")
+	st, err := os.Stat(dir)
+	if err != nil {
+		return "", fmt.Errorf("golden vectors: %w (they are part of the repository)", err)
 	}
-	return dir, true
+	if !st.IsDir() {
+		return "", fmt.Errorf("golden vectors: %s is not a directory", dir)
+	}
+	return dir, nil
 }

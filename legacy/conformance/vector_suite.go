@@ -3,7 +3,7 @@ package conformance
 import "testing"
 
 // runVectorSuite replays the golden vectors observed on Cassandra 3.11.9
-// (../shared/vectors) end to end, through the generated client: comparator
+// (testdata/cassandra-3.11) end to end, through the generated client: comparator
 // ordering, composite slice bounds, super column reads and deletions, and
 // request validation. Each file runs on its own server, its cases in file
 // order as subtests.
@@ -15,9 +15,9 @@ import "testing"
 // min(count, subcolumns) where 3.11.9 timed out, and no CQL3 tables (those
 // cases are skipped loudly).
 func runVectorSuite(t *testing.T, target Target) {
-	dir, ok := VectorsDir()
-	if !ok {
-		t.Skip("!!! SKIPPED: ../shared/vectors not found; set THRIFTBRIDGE_VECTORS !!!")
+	dir, err := VectorsDir()
+	if err != nil {
+		t.Fatal(err)
 	}
 	t.Run("Ordering", func(t *testing.T) { runOrderingVectors(t, target, dir) })
 	t.Run("CompositeSlices", func(t *testing.T) { runCompositeVectors(t, target, dir) })

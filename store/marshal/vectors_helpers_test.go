@@ -8,9 +8,9 @@ import (
 	"testing"
 )
 
-// vectorsDir locates ../shared/vectors next to the module root. The golden
-// vectors were observed on a real Cassandra 3.11.9; without them the
-// byte-level compatibility tests cannot run, so they are skipped loudly.
+// vectorsDir locates testdata/cassandra-3.11 at the module root. The golden
+// vectors were observed on a real Cassandra 3.11.9 and are part of the
+// repository, so a missing directory fails the test.
 func vectorsDir(tb testing.TB) string {
 	tb.Helper()
 	dir, err := os.Getwd()
@@ -23,13 +23,15 @@ func vectorsDir(tb testing.TB) string {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			tb.Skip("!!!!!!!! SKIPPING: go.mod not found above the test directory, so the golden vectors (../shared/vectors) cannot be located !!!!!!!!")
+			tb.Fatal("go.mod not found above the test directory, so the golden vectors (testdata/cassandra-3.11) cannot be located")
 		}
 		dir = parent
 	}
-	v := filepath.Join(dir, "..", "shared", "vectors")
-	if _, err := os.Stat(v); err != nil {
-		tb.Skipf("!!!!!!!! SKIPPING: golden vectors directory %s is missing: Cassandra compatibility is NOT being tested !!!!!!!!", v)
+	v := filepath.Join(dir, "testdata", "cassandra-3.11")
+	if st, err := os.Stat(v); err != nil {
+		tb.Fatalf("golden vectors: %v (they are part of the repository)", err)
+	} else if !st.IsDir() {
+		tb.Fatalf("golden vectors: %s is not a directory", v)
 	}
 	return v
 }

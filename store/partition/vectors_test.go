@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"io/fs"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -13,7 +11,7 @@ import (
 	"testing"
 )
 
-// tokenVectorFile is the layout of ../shared/vectors/*_tokens.json.
+// tokenVectorFile is the layout of testdata/cassandra-3.11/*_tokens.json.
 type tokenVectorFile struct {
 	Partitioner string `json:"partitioner"`
 	Count       int    `json:"count"`
@@ -29,8 +27,8 @@ type tokenVectorFile struct {
 	} `json:"vectors"`
 }
 
-// vectorsDir finds ../shared/vectors next to the module root, or skips
-// the test loudly.
+// vectorsDir finds testdata/cassandra-3.11 at the module root. The golden
+// vectors are part of the repository, so a missing directory fails the test.
 func vectorsDir(t testing.TB) string {
 	t.Helper()
 	dir, err := os.Getwd()
@@ -43,13 +41,15 @@ func vectorsDir(t testing.TB) string {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Skip("!!! SKIPPED: no go.mod above the working directory, so the golden vectors (../shared/vectors) cannot be located !!!")
+			t.Fatal("no go.mod above the working directory, so the golden vectors (testdata/cassandra-3.11) cannot be located")
 		}
 		dir = parent
 	}
-	vectors := filepath.Join(dir, "..", "shared", "vectors")
-	if _, err := os.Stat(vectors); errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("!!! SKIPPED: golden vectors directory %s is missing; the partitioners are NOT checked against Cassandra !!!", vectors)
+	vectors := filepath.Join(dir, "testdata", "cassandra-3.11")
+	if st, err := os.Stat(vectors); err != nil {
+		t.Fatalf("golden vectors: %v (they are part of the repository)", err)
+	} else if !st.IsDir() {
+		t.Fatalf("golden vectors: %s is not a directory", vectors)
 	}
 	return vectors
 }
