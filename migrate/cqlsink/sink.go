@@ -342,10 +342,12 @@ func (s *Sink) unapplied(ctx context.Context, stmts []migrate.Statement) ([]migr
 	return out, nil
 }
 
+// args passes vals to gocql by pointer: boxing a Value itself copies it
+// to the heap, an allocation per value.
 func args(vals []migrate.Value) []any {
 	out := make([]any, len(vals))
-	for i, v := range vals {
-		out[i] = v
+	for i := range vals {
+		out[i] = &vals[i]
 	}
 	return out
 }
