@@ -58,12 +58,7 @@ thrift:
 # Drive thriftd with helenus, a real Thrift-era Node.js client generated
 # from Cassandra's own IDL (needs node and the npm registry).
 check-clients: build
-	@tmp=$$(mktemp -d); \
-	(cd $$tmp && npm install --silent helenus@0.6.10 >/dev/null) || exit 1; \
-	$(BIN)/thriftd --listen 127.0.0.1:19199 --data-dir $$tmp/data --log-level warn & pid=$$!; \
-	sleep 1; \
-	NODE_PATH=$$tmp/node_modules node clients/helenus/helenus_check.js 19199; rc=$$?; \
-	kill $$pid; wait $$pid; rm -rf $$tmp; exit $$rc
+	clients/matrix.sh
 
 # Real Apache Cassandra nodes on loopback, from Maven Central: 3.11 (the
 # reference, with Thrift) and 5.0 (the target of a migration). Prints the

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# clients/matrix.sh — the compatibility matrix of Thrift-era clients.
+#
+# Starts its own thriftd (bin/thriftd: `make build` first, which
+# `make check-clients` does) on a free loopback port with a temporary data
+# directory, runs every clients/*/run.sh against it, and against Cassandra
+# 3.11 too when CASSANDRA_THRIFT is set (host:port of a 3.11 node's Thrift
+# port, e.g. 127.0.0.1:19160 from `test/cassandra/cassandra.sh start ref`).
+# Prints a table client x server -> `N passed, N failed` and closes with the
+# sum over every run, `N passed, N failed`; a run that crashes, times out or
+# ends without its closing line counts as one more failure. Exits non-zero
+# if anything failed. thriftd is stopped on the way out.
+#
+# Environment: CASSANDRA_THRIFT (unset: the 3.11 column is skipped, loudly),
+# MATRIX_PORTS (loopback ports to try for thriftd, default 19180-19189),
+# MATRIX_TIMEOUT (seconds per client run, default 150), MATRIX_VERBOSE=1
+# (print every run's full output, not only the failing runs').
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/.." && pwd)"
+thriftd="$repo/bin/thriftd"
+ports="${MATRIX_PORTS:-$(seq 19180 19189)}"
+run_timeout="${MATRIX_TIMEOUT:-150}"
+
+[ -x "$thriftd" ] || { echo "matrix.sh: $thriftd not found: run make build (or make check-clients)" >&2; echo "0 passed, 1 failed"; exit 1; }
+
+work="$(mktemp -d)"
+pid=""
+cleanup() {
+  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# Start thriftd on the first port that is free and stays ours.
+addr=""
+for port in $ports; do
+  port_open "$port" && continue
+  rm -rf "$work/data"
+  "$thriftd" --listen "127.0.0.1:$port" --data-dir "$work/data" --log-level warn >"$work/thriftd.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 100); do
+    port_open "$port" && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null && port_open "$port"; then addr="127.0.0.1:$port"; break; fi
+  wait "$pid" 2>/dev/null; pid=""
+done
+if [ -z "$addr" ]; then
+  echo "matrix.sh: thriftd did not start on any of the ports $(echo $ports)" >&2
+  cat "$work/thriftd.log" >&2 2>/dev/null
+  echo "0 passed, 1 failed"; exit 1
+fi
+echo "matrix: thriftd on $addr (data in $work/data)"
+
+servers=("thriftd=$addr")
+if [ -n "${CASSANDRA_THRIFT:-}" ]; then
+  servers+=("cassandra-3.11=$CASSANDRA_THRIFT")
+  port_open "${CASSANDRA_THRIFT##*:}" ||
+    echo "matrix: warning: nothing answers on CASSANDRA_THRIFT=$CASSANDRA_THRIFT" >&2
+else
+  echo "!!! SKIPPED: clients against Cassandra 3.11: CASSANDRA_THRIFT not set !!!"
+fi
+
+clients=()
+for f in "$here"/*/run.sh; do [ -f "$f" ] && clients+=("$(basename "$(dirname "$f")")"); done
+if [ ${#clients[@]} -eq 0 ]; then echo "matrix.sh: no clients/*/run.sh" >&2; echo "0 passed, 1 failed"; exit 1; fi
+
+declare -A cell
+total_passed=0 total_failed=0
+for server in "${servers[@]}"; do
+  sname="${server%%=*}" saddr="${server#*=}"
+  for client in "${clients[@]}"; do
+    log="$work/$client.$sname.log"
+    echo "== $client against $sname ($saddr)"
+    start=$SECONDS
+    timeout "$run_timeout" bash "$here/$client/run.sh" "$saddr" >"$log" 2>&1 </dev/null
+    rc=$?
+    secs=$(( SECONDS - start ))
+    last="$(tail -n 1 "$log")"
+    if [[ "$last" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+      p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]}
+      note=""
+      if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; note=" (exit $rc)"; fi
+    else
+      p=$(grep -c '^ok ' "$log") f=$(( $(grep -c '^FAIL ' "$log") + 1 ))
+      note=" (crashed: exit $rc$([ "$rc" -eq 124 ] && echo ", timed out after ${run_timeout}s"))"
+    fi
+    total_passed=$(( total_passed + p )) total_failed=$(( total_failed + f ))
+    cell["$client,$sname"]="$p passed, $f failed$note"
+    if [ "$f" -ne 0 ] || [ "${MATRIX_VERBOSE:-0}" = 1 ]; then
+      sed 's/^/   | /' "$log"
+      if grep -Eq '^FAIL.*(Keyspace [^ ]+ does not exist|non existing keyspace|unconfigured table)' "$log"; then
+        echo "   note: a keyspace or table of this run vanished mid-run: did something else drop it?"
+        echo "         (the conformance suite's TestReference empties the node it runs against)"
+      fi
+    fi
+    echo "   $client against $sname: $p passed, $f failed$note in ${secs}s"
+  done
+done
+
+# The table: one row per client, one column per server.
+w=6; for c in "${clients[@]}"; do [ ${#c} -gt $w ] && w=${#c}; done
+cw=24; for k in "${!cell[@]}"; do [ ${#cell[$k]} -gt $cw ] && cw=${#cell[$k]}; done
+echo
+{
+printf "%-${w}s" "client"; for s in "${servers[@]}"; do printf " | %-${cw}s" "${s%%=*}"; done; echo
+printf "%-${w}s" "" | tr ' ' '-'; for s in "${servers[@]}"; do printf -- "-+-%-${cw}s" "" | tr ' ' '-'; done; echo
+for c in "${clients[@]}"; do
+  printf "%-${w}s" "$c"; for s in "${servers[@]}"; do printf " | %-${cw}s" "${cell[$c,${s%%=*}]}"; done; echo
+done
+[ -n "${CASSANDRA_THRIFT:-}" ] || printf "%-${w}s | %s\n" "" "cassandra-3.11: !!! SKIPPED (CASSANDRA_THRIFT not set) !!!"
+} | sed 's/[[:space:]]*$//'
+echo
+echo "$total_passed passed, $total_failed failed"
+if [ "$total_failed" -eq 0 ] && [ "$total_passed" -gt 0 ]; then exit 0; fi
+exit 1
