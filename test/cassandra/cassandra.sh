@@ -166,6 +166,14 @@ jvm_opts() {
     --add-exports java.sql/java.sql=ALL-UNNAMED
     --add-opens jdk.management/com.sun.management.internal=ALL-UNNAMED
   )
+  # 3.11 measures each prepared statement with jamm, which without its Java
+  # agent falls back to Unsafe and fails on this JDK's lambdas ("can't get
+  # field offset on a hidden class"): nearly every statement a CQL driver
+  # prepares is refused. Load it as 3.11's own cassandra-env.sh does.
+  case "$version" in
+    3.*) local jamm
+         for jamm in "$lib_dir"/jamm-*.jar; do [ -f "$jamm" ] && opts=(-javaagent:"$jamm" "${opts[@]}"); break; done ;;
+  esac
   printf '%s\n' "${opts[@]}"
 }
 
