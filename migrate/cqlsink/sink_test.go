@@ -3,14 +3,13 @@ package cqlsink
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gocql/gocql"
 
+	"github.com/thriftbridge/thriftbridge/internal/testcluster"
 	"github.com/thriftbridge/thriftbridge/migrate"
 	"github.com/thriftbridge/thriftbridge/supercol"
 )
@@ -25,24 +24,6 @@ func TestParseURL(t *testing.T) {
 			t.Errorf("ParseURL(%q) accepted", bad)
 		}
 	}
-}
-
-// clusterHosts returns CASSANDRA_HOSTS or skips the test or benchmark
-// loudly.
-func clusterHosts(t testing.TB) []string {
-	t.Helper()
-	v := os.Getenv("CASSANDRA_HOSTS")
-	if v == "" {
-		t.Skip("!!! SKIPPED: the gocql sink needs a real CQL server; CASSANDRA_HOSTS not set !!!")
-	}
-	var hosts []string
-	for _, h := range strings.Split(v, ",") {
-		if !strings.Contains(h, ":") {
-			h += ":9042"
-		}
-		hosts = append(hosts, h)
-	}
-	return hosts
 }
 
 // sliceSource is a Source over rows in memory.
@@ -94,26 +75,33 @@ func testSource() *sliceSource {
 	}
 }
 
-// TestSinkAgainstCluster converts into a fresh keyspace, verifies it cell
-// by cell, resumes the counter family without counting twice, and refuses
-// a table of another shape.
+// TestSinkAgainstCluster converts into a fresh keyspace of each test
+// server, verifies it cell by cell, resumes the counter family without
+// counting twice, and refuses a table of another shape.
 func TestSinkAgainstCluster(t *testing.T) {
-	hosts := clusterHosts(t)
+	for _, c := range testcluster.Require(t, "the gocql sink test") {
+		t.Run(c.Name, func(t *testing.T) { sinkAgainstCluster(t, c.Hosts) })
+	}
+}
+
+func sinkAgainstCluster(t *testing.T, hosts []string) {
 	ctx := context.Background()
-	keyspace := fmt.Sprintf("thriftbridge_test_%d", time.Now().UnixNano())
+	keyspace := testcluster.Keyspace("tb_sink")
 	sink, err := Connect(ctx, Config{Hosts: hosts, Keyspace: keyspace, Consistency: gocql.One, Concurrency: 4})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatal(testcluster.Explain(err))
 	}
 	defer func() {
-		_ = sink.exec(ctx, "DROP KEYSPACE IF EXISTS "+keyspace)
+		if err := sink.exec(ctx, "DROP KEYSPACE IF EXISTS "+keyspace); err != nil {
+			t.Errorf("drop keyspace %s: %v", keyspace, err)
+		}
 		sink.Close()
 	}()
 	src := testSource()
 	opts := migrate.Options{TargetKeyspace: keyspace}
 	rep, err := migrate.Convert(ctx, src, sink, opts)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatal(testcluster.Explain(err))
 	}
 	if rep.Cells != 5 {
 		t.Errorf("wrote %d cells, want 5", rep.Cells)
@@ -121,12 +109,12 @@ func TestSinkAgainstCluster(t *testing.T) {
 
 	target, err := OpenTarget(ctx, hosts, gocql.One)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatal(testcluster.Explain(err))
 	}
 	defer target.Close()
 	vrep, err := migrate.Verify(ctx, src, target, migrate.VerifyOptions{Options: opts})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatal(testcluster.Explain(err))
 	}
 	if !vrep.OK() || vrep.Matched != 5 {
 		t.Errorf("verify: %+v", vrep)
@@ -137,14 +125,14 @@ func TestSinkAgainstCluster(t *testing.T) {
 
 	// A resumed run probes every increment: the counters stay as they are.
 	if err := sink.Resuming(ctx); err != nil {
-		t.Fatal(err)
+		t.Fatal(testcluster.Explain(err))
 	}
 	if _, err := migrate.Convert(ctx, src, sink, migrate.Options{TargetKeyspace: keyspace, Families: []string{"Hits"}}); err != nil {
-		t.Fatal(err)
+		t.Fatal(testcluster.Explain(err))
 	}
 	vrep, err = migrate.Verify(ctx, src, target, migrate.VerifyOptions{Options: migrate.Options{TargetKeyspace: keyspace, Families: []string{"Hits"}}})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatal(testcluster.Explain(err))
 	}
 	if !vrep.OK() {
 		t.Errorf("counters after a resumed run: %+v", vrep.Families[0])
@@ -152,10 +140,10 @@ func TestSinkAgainstCluster(t *testing.T) {
 
 	// A table of another shape is refused.
 	if err := sink.exec(ctx, "DROP TABLE "+keyspace+".\"Hits\""); err != nil {
-		t.Fatal(err)
+		t.Fatal(testcluster.Explain(err))
 	}
 	if err := sink.exec(ctx, "CREATE TABLE "+keyspace+".\"Hits\" (key text PRIMARY KEY, other int)"); err != nil {
-		t.Fatal(err)
+		t.Fatal(testcluster.Explain(err))
 	}
 	_, err = migrate.Convert(ctx, src, sink, migrate.Options{TargetKeyspace: keyspace, Families: []string{"Hits"}})
 	if err == nil || !strings.Contains(err.Error(), "refusing") {
