@@ -1,7 +1,6 @@
 package legacy
 
 import (
-	"encoding/json"
 	"regexp"
 	"strings"
 
@@ -27,12 +26,15 @@ func tableDefFromThrift(cf *cassandra.CfDef) (store.TableDef, error) {
 		return def, err
 	}
 	def.Comparator = comparator.Name()
+	// column_metadata names subcolumns in a Super family.
+	columnNames := comparator
 	if def.Super {
 		sub, err := parseType(orDefault(stringOr(cf.SubcomparatorType), "BytesType"))
 		if err != nil {
 			return def, err
 		}
 		def.SubComparator = sub.Name()
+		columnNames = sub
 	}
 	key, err := parseType(orDefault(stringOr(cf.KeyValidationClass), "BytesType"))
 	if err != nil {
@@ -45,6 +47,9 @@ func tableDefFromThrift(cf *cassandra.CfDef) (store.TableDef, error) {
 	}
 	def.DefaultValidator = validator.Name()
 	for _, c := range cf.ColumnMetadata {
+		if err := columnNames.Validate(c.Name); err != nil {
+			return def, iref("Column name %x is not valid for comparator %s", c.Name, columnNames.Name())
+		}
 		v, err := parseType(c.ValidationClass)
 		if err != nil {
 			return def, err
@@ -168,7 +173,9 @@ func copyOptionsFromThrift(def *store.TableDef, cf *cassandra.CfDef) {
 	def.CompactionStrategyOptions = cf.CompactionStrategyOptions
 	def.CompressionOptions = cf.CompressionOptions
 	def.BloomFilterFPChance = cf.BloomFilterFpChance
-	def.Caching = setString(cf.IsSetCaching(), cf.Caching)
+	// Cassandra 3.11 takes the 2.0 keywords in any case and reports them
+	// upper-cased.
+	def.Caching = setString(cf.IsSetCaching(), strings.ToUpper(cf.Caching))
 	def.CellsPerRowToCache = setString(cf.IsSetCellsPerRowToCache(), cf.CellsPerRowToCache)
 	def.MemtableFlushPeriodMs = cf.MemtableFlushPeriodInMs
 	def.DefaultTimeToLive = cf.DefaultTimeToLive
@@ -260,7 +267,7 @@ func validateTableOptions(def *store.TableDef) error {
 		}
 	}
 	if p := def.Caching; p != nil && !validCaching(*p) {
-		return iref("%s is not a valid caching setting; use ALL, KEYS_ONLY, ROWS_ONLY, NONE or a JSON map of keys and rows_per_partition", *p)
+		return iref("Invalid value %s for caching parameter", *p)
 	}
 	if p := def.SpeculativeRetry; p != nil && !validSpeculativeRetry.MatchString(*p) {
 		return iref("Invalid value %s for option 'speculative_retry'", *p)
@@ -296,22 +303,31 @@ func qualify(class, pkg string) string {
 
 var validSpeculativeRetry = regexp.MustCompile(`(?i)^(NONE|ALWAYS|\d+(\.\d+)?PERCENTILE|\d+(\.\d+)?MS)$`)
 
-// validCaching accepts the caching values of Cassandra 2.0 (a keyword)
-// and 2.1+ (a JSON map).
+// validCaching accepts the caching keywords Cassandra 3.11 takes over
+// Thrift (those of 2.0, in any case); 3.11 refuses 2.1's JSON maps there.
 func validCaching(s string) bool {
 	switch strings.ToUpper(s) {
 	case "ALL", "KEYS_ONLY", "ROWS_ONLY", "NONE":
 		return true
 	}
-	var m map[string]any
-	return json.Unmarshal([]byte(s), &m) == nil
+	return false
+}
+
+// cellsPerRowToCache is what 3.11 reports for a caching keyword: rows are
+// cached 100 cells deep when rows are cached at all.
+func cellsPerRowToCache(caching string) string {
+	switch caching {
+	case "ALL", "ROWS_ONLY":
+		return "100"
+	}
+	return "0"
 }
 
 // Defaults describe_keyspace reports for options a client did not set
 // (Cassandra 3.x's).
 const (
 	defaultCompaction  = "org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy"
-	defaultCaching     = `{"keys":"ALL", "rows_per_partition":"NONE"}`
+	defaultCaching     = "KEYS_ONLY"
 	defaultSpecRetry   = "99PERCENTILE"
 	defaultBloomFilter = 0.01
 )
@@ -358,7 +374,7 @@ func cfDefToThrift(t *store.Table) *cassandra.CfDef {
 	}
 	cf.BloomFilterFpChance = ptr(deref(d.BloomFilterFPChance, defaultBloomFilter))
 	cf.Caching = deref(d.Caching, defaultCaching)
-	cf.CellsPerRowToCache = deref(d.CellsPerRowToCache, "0")
+	cf.CellsPerRowToCache = deref(d.CellsPerRowToCache, cellsPerRowToCache(cf.Caching))
 	cf.MemtableFlushPeriodInMs = ptr(deref(d.MemtableFlushPeriodMs, 0))
 	cf.DefaultTimeToLive = ptr(t.DefaultTTL())
 	cf.SpeculativeRetry = deref(d.SpeculativeRetry, defaultSpecRetry)

@@ -40,5 +40,5 @@ func thriftdTarget(t testing.TB, opts conformance.Options) string {
 
 // TestConformance runs the backend-neutral Thrift API suite against thriftd.
 func TestConformance(t *testing.T) {
-	conformance.Run(t, thriftdTarget)
+	conformance.Run(t, conformance.Target{Start: thriftdTarget})
 }

@@ -21,6 +21,15 @@ func runCQLTests(t *testing.T, target Target) {
 			"prepare_cql3_query":          func() error { _, err := a.C.PrepareCql3Query(Ctx(t), query, none); return err },
 			"execute_prepared_cql3_query": func() error { _, err := a.C.ExecutePreparedCql3Query(Ctx(t), 1, nil, one); return err },
 		}
+		if a.Diverges("cql-over-thrift") {
+			for _, name := range []string{"execute_cql_query", "prepare_cql_query", "execute_prepared_cql_query"} {
+				expectIRE(t, name, calls[name](), "CQL2 has been removed in Cassandra 3.0")
+			}
+			expectOK(t, "execute_cql3_query", calls["execute_cql3_query"]())
+			expectOK(t, "prepare_cql3_query", calls["prepare_cql3_query"]())
+			expectIRE(t, "execute_prepared_cql3_query of an unknown id", calls["execute_prepared_cql3_query"](), "Prepared query with ID 1 not found")
+			return
+		}
 		for name, call := range calls {
 			err := call()
 			expectIRE(t, name, err, "CQL")

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/thrift/lib/go/thrift"
+
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
@@ -524,4 +526,38 @@ func columnNamesOf(cs []*cassandra.ColumnOrSuperColumn) [][]byte {
 		}
 	}
 	return out
+}
+
+// expectRefused checks a request that Cassandra 3.11 crashes on (divergence
+// crash-refused): on Cassandra the connection must have been dropped, and
+// the test goes on over a new one with the session keyspace set again; on
+// thriftd it must be an InvalidRequestException containing want.
+func (a *apiEnv) expectRefused(what string, err error, want string) {
+	a.t.Helper()
+	if !a.Diverges("crash-refused") {
+		expectIRE(a.t, what, err, want)
+		return
+	}
+	if err == nil || !isTransportError(err) {
+		a.t.Errorf("%s: err = %v (%T), want the connection dropped as Cassandra 3.11 does", what, err, err)
+		return
+	}
+	a.redial()
+}
+
+// redial replaces the test's connection with a new one, with the session
+// keyspace set again.
+func (a *apiEnv) redial() {
+	a.t.Helper()
+	a.C = a.Dial()
+	if a.ks != "" {
+		a.use(a.ks)
+	}
+}
+
+// isTransportError reports whether err is the loss of the connection rather
+// than an answer.
+func isTransportError(err error) bool {
+	var te thrift.TTransportException
+	return errors.As(err, &te)
 }

@@ -1,9 +1,11 @@
 package conformance
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
@@ -20,12 +22,26 @@ func expr(name []byte, op cassandra.IndexOperator, value []byte) *cassandra.Inde
 func (a *apiEnv) indexed(cf string, start string, count int32, pred *cassandra.SlicePredicate, exprs ...*cassandra.IndexExpression) []*cassandra.KeySlice {
 	a.t.Helper()
 	clause := &cassandra.IndexClause{Expressions: exprs, StartKey: b(start), Count: count}
-	rows, err := a.C.GetIndexedSlices(Ctx(a.t), parent(cf), clause, pred, one)
-	if err != nil {
-		a.t.Fatalf("get_indexed_slices: %v", err)
+	// Cassandra builds an index added to a family with data in the
+	// background and times out queries until it is built; thriftd builds it
+	// before system_update_column_family returns.
+	deadline := time.Now().Add(indexBuildWait)
+	for {
+		rows, err := a.C.GetIndexedSlices(Ctx(a.t), parent(cf), clause, pred, one)
+		var timedOut *cassandra.TimedOutException
+		if errors.As(err, &timedOut) && a.Target.Cassandra && time.Now().Before(deadline) {
+			time.Sleep(200 * time.Millisecond)
+			continue
+		}
+		if err != nil {
+			a.t.Fatalf("get_indexed_slices: %v", err)
+		}
+		return rows
 	}
-	return rows
 }
+
+// indexBuildWait bounds the wait for Cassandra's background index build.
+const indexBuildWait = 30 * time.Second
 
 // filtered runs get_range_slices with a row filter over every row.
 func (a *apiEnv) filtered(cf string, start string, count int32, pred *cassandra.SlicePredicate, exprs ...*cassandra.IndexExpression) []*cassandra.KeySlice {
@@ -143,7 +159,13 @@ func runIndexTests(t *testing.T, target Target) {
 		_, err = a.C.GetIndexedSlices(Ctx(t), parent("ToBeIndexed"), clause, everything(), one)
 		expectIRE(t, "get_indexed_slices after the index is dropped", err, "No indexed columns present in index clause with operator EQ")
 		rows = a.filtered("ToBeIndexed", "", 100, everything(), eq(b("birthdate"), i64(1)))
-		equalStrings(t, "filtering after the index is dropped", sortedKeys(rows), []string{"key1", "key4", "key5"})
+		if a.Diverges("drop-column-metadata") {
+			equalStrings(t, "a row after its column definition is dropped", names(a.slice("key1", parent("ToBeIndexed"), everything())), nil)
+			equalStrings(t, "filtering after the index is dropped", sortedKeys(rows), nil)
+		} else {
+			equalStrings(t, "a row after its column definition is dropped", names(a.slice("key1", parent("ToBeIndexed"), everything())), []string{"birthdate"})
+			equalStrings(t, "filtering after the index is dropped", sortedKeys(rows), []string{"key1", "key4", "key5"})
+		}
 		// The index name is free again.
 		def.ColumnMetadata = []*cassandra.ColumnDef{{Name: b("other"), ValidationClass: "BytesType", IndexType: &it, IndexName: ptrTo("bd_index")}}
 		_, err = a.C.SystemUpdateColumnFamily(Ctx(t), def)

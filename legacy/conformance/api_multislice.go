@@ -28,8 +28,14 @@ func runMultiSliceTests(t *testing.T, target Target) {
 		equalStrings(t, "ranges out of order", multi(false, 10, columnSlice("e", "f"), columnSlice("a", "c")), []string{"a", "b", "c", "e", "f"})
 		equalStrings(t, "overlapping ranges", multi(false, 10, columnSlice("a", "c"), columnSlice("b", "d")), []string{"a", "b", "c", "d"})
 		equalStrings(t, "count", multi(false, 3, columnSlice("a", "c"), columnSlice("e", "f")), []string{"a", "b", "c"})
-		equalStrings(t, "reversed", multi(true, 10, columnSlice("f", "e"), columnSlice("c", "a")), []string{"f", "e", "c", "b", "a"})
-		equalStrings(t, "reversed count", multi(true, 2, columnSlice("f", "e"), columnSlice("c", "a")), []string{"f", "e"})
+		if a.Diverges("multislice-reversed") {
+			equalStrings(t, "reversed", multi(true, 10, columnSlice("f", "e"), columnSlice("c", "a")), []string{"b"})
+			equalStrings(t, "reversed single slice", multi(true, 10, columnSlice("f", "a")), []string{"e", "d", "c", "b"})
+		} else {
+			equalStrings(t, "reversed", multi(true, 10, columnSlice("f", "e"), columnSlice("c", "a")), []string{"f", "e", "c", "b", "a"})
+			equalStrings(t, "reversed count", multi(true, 2, columnSlice("f", "e"), columnSlice("c", "a")), []string{"f", "e"})
+			equalStrings(t, "reversed single slice", multi(true, 10, columnSlice("f", "a")), []string{"f", "e", "d", "c", "b", "a"})
+		}
 		equalStrings(t, "open bounds", multi(false, 10, columnSlice("", "b"), columnSlice("e", "")), []string{"a", "b", "e", "f"})
 		equalStrings(t, "whole row", multi(false, 100, columnSlice("", "")), []string{"a", "b", "c", "d", "e", "f"})
 		got, err := a.C.GetMultiSlice(Ctx(t), &cassandra.MultiSliceRequest{Key: b("abc"), ColumnParent: parent("Standard1"),

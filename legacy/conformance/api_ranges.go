@@ -105,7 +105,7 @@ func runRangeTests(t *testing.T, target Target) {
 		equalStrings(t, "start key b, end token c", keysOf(got), []string{"b", "c"})
 		bad := "not hex"
 		_, err := a.C.GetRangeSlices(Ctx(t), parent("Standard1"), everything(), &cassandra.KeyRange{StartToken: &bad, EndToken: &bad, Count: 10}, one)
-		expectIRE(t, "malformed token", err, "")
+		a.expectRefused("malformed token", err, "")
 		// The connection survives a refused token.
 		a.slice("a", parent("Standard1"), everything())
 	})
@@ -228,10 +228,18 @@ func runRangeTests(t *testing.T, target Target) {
 		}
 		rows, err := a.C.GetPagedSlice(Ctx(t), "Standard1", keysRange(b("k1"), b("k3"), 5), []byte{}, one)
 		expectOK(t, "get_paged_slice", err)
-		equalStrings(t, "paged rows", keysOf(rows), []string{"k1", "k2"})
-		if len(rows) == 2 {
-			equalStrings(t, "first row", names(rows[0].Columns), []string{"a", "b", "c"})
-			equalStrings(t, "second row cut by the count", names(rows[1].Columns), []string{"a", "b"})
+		rowCount := a.Diverges("paged-slice-count")
+		if rowCount {
+			equalStrings(t, "paged rows", keysOf(rows), []string{"k1", "k2", "k3"})
+			for _, r := range rows {
+				equalStrings(t, "row "+string(r.Key), names(r.Columns), []string{"a", "b", "c"})
+			}
+		} else {
+			equalStrings(t, "paged rows", keysOf(rows), []string{"k1", "k2"})
+			if len(rows) == 2 {
+				equalStrings(t, "first row", names(rows[0].Columns), []string{"a", "b", "c"})
+				equalStrings(t, "second row cut by the count", names(rows[1].Columns), []string{"a", "b"})
+			}
 		}
 		rows, err = a.C.GetPagedSlice(Ctx(t), "Standard1", keysRange(b("k2"), b("k3"), 5), b("c"), one)
 		expectOK(t, "get_paged_slice from a start column", err)
@@ -239,6 +247,9 @@ func runRangeTests(t *testing.T, target Target) {
 		if len(rows) == 2 {
 			equalStrings(t, "resumed first row", names(rows[0].Columns), []string{"c"})
 			equalStrings(t, "next row whole", names(rows[1].Columns), []string{"a", "b", "c"})
+		}
+		if rowCount {
+			return
 		}
 		// Within a wide row, page by page.
 		var seen []string

@@ -117,11 +117,17 @@ func runTTLTests(t *testing.T, target Target) {
 	t.Run("Limits", func(t *testing.T) {
 		a := newKeyspaceEnv(t, target, Options{}, "Keyspace1", standardCF("Standard1"), superCF("Super1"))
 		const twentyYears = 20 * 365 * 24 * 60 * 60
+		capped := a.Diverges("ttl-2038")
 		for _, p := range []*cassandra.ColumnParent{parent("Standard1"), superParent("Super1", b("sc"))} {
-			a.insert("key1", p, colTTL(b("max"), b("v"), 0, twentyYears))
-			got := a.slice("key1", p, byNames(b("max")))
-			if len(got) != 1 || got[0].Column.TTL == nil || *got[0].Column.TTL != twentyYears {
-				t.Errorf("a 20-year TTL in %s reads back as %v", p.ColumnFamily, got)
+			if capped {
+				err := a.C.Insert(Ctx(t), b("key1"), p, colTTL(b("max"), b("v"), 0, twentyYears), one)
+				expectIRE(t, "20-year TTL past 2038", err, "exceeds maximum supported expiration date of 2038-01-19T03:14:06+00:00")
+			} else {
+				a.insert("key1", p, colTTL(b("max"), b("v"), 0, twentyYears))
+				got := a.slice("key1", p, byNames(b("max")))
+				if len(got) != 1 || got[0].Column.TTL == nil || *got[0].Column.TTL != twentyYears {
+					t.Errorf("a 20-year TTL in %s reads back as %v", p.ColumnFamily, got)
+				}
 			}
 			err := a.C.Insert(Ctx(t), b("key1"), p, colTTL(b("over"), b("v"), 0, twentyYears+1), one)
 			expectIRE(t, "TTL above 20 years", err, "ttl is too large. requested (630720001) maximum (630720000)")
@@ -131,6 +137,11 @@ func runTTLTests(t *testing.T, target Target) {
 		_, err := a.C.SystemAddColumnFamily(Ctx(t), standardCF("TooLong", func(cf *cassandra.CfDef) { cf.Keyspace = "Keyspace1" }, defaultTTL(twentyYears+1)))
 		expectIRE(t, "default_time_to_live above 20 years", err, "")
 		a.addCF(standardCF("MaxDefault", defaultTTL(twentyYears)))
-		a.insert("key1", parent("MaxDefault"), col(b("c"), b("v"), 0))
+		if capped {
+			err := a.C.Insert(Ctx(t), b("key1"), parent("MaxDefault"), col(b("c"), b("v"), 0), one)
+			expectIRE(t, "default 20-year TTL past 2038", err, "exceeds maximum supported expiration date")
+		} else {
+			a.insert("key1", parent("MaxDefault"), col(b("c"), b("v"), 0))
+		}
 	})
 }

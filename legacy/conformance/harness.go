@@ -28,9 +28,16 @@ type Options struct {
 	ClusterName string
 }
 
-// Target starts a fresh server with an empty store for one test and returns
-// its host:port. The server must stop when the test ends (t.Cleanup).
-type Target func(t testing.TB, opts Options) string
+// Target is a server the suite runs against.
+type Target struct {
+	// Start starts (or empties) a server for one test and returns its
+	// host:port. A started server must stop when the test ends (t.Cleanup).
+	Start func(t testing.TB, opts Options) string
+	// Cassandra is true when the server is a real Cassandra node: the tests
+	// that meet a deliberate divergence of thriftd's (divergences.go) then
+	// assert Cassandra's own behaviour instead of thriftd's.
+	Cassandra bool
+}
 
 // Client is a connection to a server under test.
 type Client struct {
@@ -78,7 +85,7 @@ type Env struct {
 // NewEnv starts a server through target and connects a client.
 func NewEnv(t *testing.T, target Target, opts Options) *Env {
 	t.Helper()
-	addr := target(t, opts)
+	addr := target.Start(t, opts)
 	return &Env{T: t, Target: target, Opts: opts, Addr: addr, C: Dial(t, addr)}
 }
 

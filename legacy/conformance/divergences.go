@@ -1,0 +1,94 @@
+package conformance
+
+import "testing"
+
+// A divergence is a behaviour in which thriftd departs from Cassandra 3.11
+// on purpose. A test that meets one asks Env.Diverges: on a real Cassandra
+// node it then asserts Cassandra's behaviour, on thriftd thriftd's, so both
+// halves of the departure stay checked.
+type divergence struct {
+	cassandra string // what Cassandra 3.11 does
+	thriftd   string // what thriftd does instead, and why
+}
+
+// divergences lists every deliberate departure, by the name the tests use.
+var divergences = map[string]divergence{
+	"ttl-2038": {
+		cassandra: "refuses a TTL whose expiry passes 2038-01-19 (CASSANDRA-14092: expiry is a signed 32-bit second count)",
+		thriftd:   "stores expiry as unsigned 32-bit seconds and accepts expiries up to 2106; a TTL above 20 years is still refused",
+	},
+	"crash-refused": {
+		cassandra: "meets an unexpected exception on the request and closes the connection (the client sees EOF)",
+		thriftd:   "answers InvalidRequestException with the reason and keeps the connection: a client must never lose its connection to a bad request",
+	},
+	"super-count-timeout": {
+		cassandra: "times out get_count inside a super column when count is below the number of subcolumns",
+		thriftd:   "answers min(count, subcolumns)",
+	},
+	"cql-over-thrift": {
+		cassandra: "runs CQL 3 statements sent through execute_cql3_query and prepare_cql3_query",
+		thriftd:   "has no CQL engine behind the Thrift port and refuses every CQL call with InvalidRequestException; CQL clients use the cluster that convert writes to",
+	},
+	"cql3-tables": {
+		cassandra: "serves CQL 3 tables (created through CQL) to Thrift calls",
+		thriftd:   "has no CQL 3 tables",
+	},
+	"exact-splits": {
+		cassandra: "estimates describe_splits_ex row counts from sstable index samples (a memtable-only family gives one estimated split)",
+		thriftd:   "counts the rows of each split exactly",
+	},
+	"comparator-change": {
+		cassandra: "accepts a comparator or subcomparator change of a Standard family through system_update_column_family and silently keeps the old one; crashes on a Super family's comparator or subcomparator change and on a Standard -> Super change; accepts Super -> Standard and keeps Super",
+		thriftd:   "refuses any change of comparator, subcomparator or column type: stored names are encoded for the comparator they were written with",
+	},
+	"aliases": {
+		cassandra: "drops the column_aliases and value_alias of a family that declares column_metadata (a static table in 3.x); key_alias is kept",
+		thriftd:   "reports every alias back as given, as 1.2 did: convert names CQL columns after them",
+	},
+	"paged-slice-count": {
+		cassandra: "3.11 takes get_paged_slice's count as a number of rows and returns each row whole",
+		thriftd:   "counts columns, as the IDL documents and 1.x-2.x did: a wide row is cut where the count runs out and the next page resumes at its last column",
+	},
+	"cas-absent-column": {
+		cassandra: "3.11 never applies a cas that expects a column with no value while the row holds other columns, and reports no current values",
+		thriftd:   "takes an expected column with no value as 'this column is absent', the only way the API can say it",
+	},
+	"multislice-reversed": {
+		cassandra: "3.11's reversed get_multi_slice loses its bounds: the slice (f, a) gives e..b, the slices (f, e), (c, a) give only b",
+		thriftd:   "reads reversed slices with inclusive bounds, as forward ones and get_slice do",
+	},
+	"index-predicate": {
+		cassandra: "3.11's get_indexed_slices returns no row at all when the slice predicate leaves out the indexed column",
+		thriftd:   "filters on the indexed column whatever the predicate selects, as 2.1 did, and returns the predicate's columns",
+	},
+	"drop-column-metadata": {
+		cassandra: "3.11 turns the removal of a column_metadata entry into a CQL column drop: the cells written under that name before vanish",
+		thriftd:   "keeps the cells, as 1.x and 2.x did, where column_metadata only declared a validator and an index",
+	},
+	"cf-id": {
+		cassandra: "3.11 leaves CfDef.id unset in describe_keyspace",
+		thriftd:   "reports an id, as Cassandra 1.x and 2.x did, for clients that read it",
+	},
+}
+
+// Diverges reports whether the test runs on a real Cassandra node, where the
+// named divergence means Cassandra's behaviour is the one to assert. It
+// fails the test for a name missing from the list above.
+func (e *Env) Diverges(name string) bool {
+	e.T.Helper()
+	return divergesOn(e.T, e.Target, name)
+}
+
+func divergesOn(t testing.TB, target Target, name string) bool {
+	t.Helper()
+	d, ok := divergences[name]
+	if !ok {
+		t.Fatalf("unknown divergence %q (divergences.go)", name)
+	}
+	if target.Cassandra {
+		t.Logf("divergence %s: asserting Cassandra's behaviour: %s", name, d.cassandra)
+	} else {
+		t.Logf("divergence %s: asserting thriftd's behaviour: %s", name, d.thriftd)
+	}
+	return target.Cassandra
+}
