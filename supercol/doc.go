@@ -15,9 +15,10 @@
 //     split from a CompositeType comparator; a ReversedType component is
 //     a DESC clustering column of its base type), and one value column.
 //     A Super family has the super column name first (column1, split the
-//     same way) and the subcolumn name next. key_alias names the first
-//     partition key column, column_aliases the clustering columns in
-//     order, value_alias the value column. The value column has the
+//     same way) and the subcolumn name next. key_aliases name the
+//     partition key columns in order (key_alias the first),
+//     column_aliases the clustering columns in order, value_alias the
+//     value column. The value column has the
 //     default validator's type; when declared columns have other
 //     validators, one column cannot carry their types and it is a blob
 //     (with a warning). Counter families get value counter.
@@ -51,7 +52,7 @@
 //     type). Such a name and the one whose trailing components are
 //     explicitly empty land on the same CQL row.
 //   - Composite partition key columns are named key1..keyN (Cassandra's own
-//     view names them key, key2, ...), and key_alias replaces key1.
+//     view names them key, key2, ...), and key_aliases (key_alias) replace them.
 //   - Types without a CQL equivalent (LexicalUUIDType, DynamicCompositeType,
 //     nested composites, ...) are kept as quoted custom types, with a
 //     warning.

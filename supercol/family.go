@@ -18,8 +18,13 @@ type FamilyDef struct {
 	DefaultValidator string      `json:"default_validation_class,omitempty"`
 	Columns          []ColumnDef `json:"column_metadata,omitempty"`
 	KeyAlias         string      `json:"key_alias,omitempty"`
-	ColumnAliases    []string    `json:"column_aliases,omitempty"`
-	ValueAlias       string      `json:"value_alias,omitempty"`
+	// KeyAliases names the partition key columns in order, one per
+	// component of a CompositeType key (Cassandra 1.2's key_aliases, the
+	// partition key of a table created through CQL); KeyAlias, when set,
+	// names the first.
+	KeyAliases    []string `json:"key_aliases,omitempty"`
+	ColumnAliases []string `json:"column_aliases,omitempty"`
+	ValueAlias    string   `json:"value_alias,omitempty"`
 	// DefaultTTL is default_time_to_live in seconds (0: none).
 	DefaultTTL int32 `json:"default_time_to_live,omitempty"`
 }

@@ -158,7 +158,8 @@ func columnType(t marshal.Type) (marshal.Type, bool) {
 }
 
 // addPartitionKey adds the key columns: key (or key_alias), or key1..keyN
-// for a CompositeType key validator, key_alias naming the first.
+// for a CompositeType key validator; key_aliases name them in order and
+// key_alias names the first.
 func (b *builder) addPartitionKey() error {
 	parts := componentsOf(b.f.KeyValidator)
 	for i, pt := range parts {
@@ -167,6 +168,9 @@ func (b *builder) addPartitionKey() error {
 			name = fmt.Sprintf("key%d", i+1)
 		}
 		origin := "row key"
+		if i < len(b.f.Def.KeyAliases) && b.f.Def.KeyAliases[i] != "" {
+			name, origin = b.f.Def.KeyAliases[i], "key_aliases"
+		}
 		if i == 0 && b.f.Def.KeyAlias != "" {
 			name, origin = b.f.Def.KeyAlias, "key_alias"
 		}
