@@ -122,6 +122,24 @@ func runReadWriteTests(t *testing.T, target Target) {
 			expectIRE(t, "negative count", err, "get_slice requires non-negative count")
 		})
 	})
+	t.Run("ReversedDeclaredColumns", func(t *testing.T) {
+		a := newKeyspaceEnv(t, target, Options{}, "Keyspace1", standardCF("Users", comparator("UTF8Type"),
+			columnDef(b("age"), "LongType"), indexedColumn(b("state"), "UTF8Type", "users_state")))
+		a.insert("alice", parent("Users"), col(b("age"), i64(30), 1))
+		for _, n := range []string{"email", "name", "state"} {
+			a.insert("alice", parent("Users"), col(b(n), b(n+"-value"), 1))
+		}
+		equalStrings(t, "forward", names(a.slice("alice", parent("Users"), everything())), []string{"age", "email", "name", "state"})
+		reversed := names(a.slice("alice", parent("Users"), byRange(nil, nil, true, 100)))
+		reversedTwo := names(a.slice("alice", parent("Users"), byRange(nil, nil, true, 2)))
+		if a.Diverges("static-reversed") {
+			equalStrings(t, "reversed", reversed, []string{"age", "name", "email", "state"})
+			equalStrings(t, "reversed, count 2", reversedTwo, []string{"age", "name"})
+		} else {
+			equalStrings(t, "reversed", reversed, []string{"state", "name", "email", "age"})
+			equalStrings(t, "reversed, count 2", reversedTwo, []string{"state", "name"})
+		}
+	})
 	t.Run("Count", func(t *testing.T) {
 		bothFamilies(t, target, func(t *testing.T, a *apiEnv, f family) {
 			insertLetters(a, "key1", f)

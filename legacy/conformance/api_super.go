@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
@@ -50,6 +51,25 @@ func newSuperEnv(t *testing.T, target Target) *apiEnv {
 }
 
 func runSuperTests(t *testing.T, target Target) {
+	t.Run("Described", func(t *testing.T) {
+		a := newKeyspaceEnv(t, target, Options{}, "Keyspace1", superCF("Super1", comparator("LongType"), subcomparator("UTF8Type")))
+		got := a.describeCF("Keyspace1", "Super1")
+		if got.ColumnType != "Super" || got.ComparatorType != marshalPrefix+"LongType" || deref(got.SubcomparatorType) != marshalPrefix+"UTF8Type" {
+			t.Errorf("described as %s, %s / %s", got.ColumnType, got.ComparatorType, deref(got.SubcomparatorType))
+		}
+		var meta []string
+		for _, cd := range got.ColumnMetadata {
+			meta = append(meta, fmt.Sprintf("%q %s", cd.Name, cd.ValidationClass))
+		}
+		if a.Diverges("super-internal-columns") {
+			equalStrings(t, "column_metadata", meta, []string{
+				`"" org.apache.cassandra.db.marshal.MapType(org.apache.cassandra.db.marshal.UTF8Type,org.apache.cassandra.db.marshal.BytesType)`,
+				`"value" org.apache.cassandra.db.marshal.BytesType`,
+			})
+		} else {
+			equalStrings(t, "column_metadata", meta, nil)
+		}
+	})
 	t.Run("SuperLevelReads", func(t *testing.T) {
 		a := newSuperEnv(t, target)
 		superFixture(a, "key1")

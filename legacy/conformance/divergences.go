@@ -65,6 +65,14 @@ var divergences = map[string]divergence{
 		cassandra: "3.11 turns the removal of a column_metadata entry into a CQL column drop: the cells written under that name before vanish",
 		thriftd:   "keeps the cells, as 1.x and 2.x did, where column_metadata only declared a validator and an index",
 	},
+	"static-reversed": {
+		cassandra: "3.11 returns a reversed slice of a family with column_metadata out of order (declared columns first): age, name, email, state for age < email < name < state",
+		thriftd:   "returns the reversed comparator order",
+	},
+	"super-internal-columns": {
+		cassandra: "3.11 describes a Super family with two internal column_metadata entries: an empty name typed MapType(subcomparator, default validator) and 'value'",
+		thriftd:   "describes only the columns a client declared; clients that decode column_metadata names with the comparator (helenus) break on the empty name",
+	},
 	"cf-id": {
 		cassandra: "3.11 leaves CfDef.id unset in describe_keyspace",
 		thriftd:   "reports an id, as Cassandra 1.x and 2.x did, for clients that read it",
