@@ -2,8 +2,12 @@ package thriftsource
 
 import (
 	"context"
+	"crypto/tls"
+	"errors"
 	"fmt"
+	"io"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/apache/thrift/lib/go/thrift"
@@ -11,27 +15,97 @@ import (
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
+// ConnOptions says how to reach and log in to a server.
+type ConnOptions struct {
+	// Username and Password, when Username is set, are sent by login
+	// (credentials {"username", "password"}, what PasswordAuthenticator
+	// reads) before anything else on the connection.
+	Username, Password string
+	// TLS, when set, wraps the socket in TLS (Cassandra's
+	// client_encryption_options, which 3.x applies to the Thrift port
+	// too). Its ServerName defaults to the host of the address.
+	TLS *tls.Config
+	// Timeout bounds connecting and each call (default 60s).
+	Timeout time.Duration
+}
+
+// ErrAuthentication is wrapped by the error of a login the server
+// refused, and of a call the server refused for want of one.
+var ErrAuthentication = errors.New("authentication failed")
+
 // conn is one Thrift connection; calls are serialised, as a Thrift client
 // is not safe for concurrent use.
 type conn struct {
 	mu        sync.Mutex
 	transport thrift.TTransport
 	client    *cassandra.CassandraClient
+	// tls and clientCert say whether the connection is TLS, with a
+	// client certificate.
+	tls, clientCert bool
 }
 
-// dial opens a framed, binary-protocol connection to addr.
-func dial(addr string, timeout time.Duration) (*conn, error) {
-	cfg := &thrift.TConfiguration{
-		ConnectTimeout: timeout,
-		SocketTimeout:  timeout,
+// dial opens a framed, binary-protocol connection to addr and logs in.
+func dial(ctx context.Context, addr string, o ConnOptions) (*conn, error) {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
 	}
-	sock := thrift.NewTSocketConf(addr, cfg)
+	cfg := &thrift.TConfiguration{
+		ConnectTimeout: o.Timeout,
+		SocketTimeout:  o.Timeout,
+	}
+	var sock thrift.TTransport
+	if o.TLS != nil {
+		tc := o.TLS.Clone()
+		if tc.MinVersion == 0 {
+			tc.MinVersion = tls.VersionTLS12
+		}
+		cfg.TLSConfig = tc
+		sock = thrift.NewTSSLSocketConf(addr, cfg)
+	} else {
+		sock = thrift.NewTSocketConf(addr, cfg)
+	}
 	transport := thrift.NewTFramedTransportConf(sock, cfg)
 	if err := transport.Open(); err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", addr, err)
+		return nil, fmt.Errorf("connect: %w", unwrapTransport(err))
 	}
 	client := cassandra.NewCassandraClientFactory(transport, slabProtocolFactory{cfg: cfg})
-	return &conn{transport: transport, client: client}, nil
+	c := &conn{transport: transport, client: client, tls: o.TLS != nil}
+	if o.TLS != nil {
+		c.clientCert = len(o.TLS.Certificates) > 0 || o.TLS.GetClientCertificate != nil
+	}
+	if o.Username != "" {
+		req := &cassandra.AuthenticationRequest{Credentials: map[string]string{"username": o.Username, "password": o.Password}}
+		if err := client.Login(ctx, req); err != nil {
+			_ = transport.Close()
+			return nil, fmt.Errorf("login as %s: %w", o.Username, c.explain(describeError(err)))
+		}
+	}
+	return c, nil
+}
+
+// explain adds a likely reason to the error of the first call on a TLS
+// connection that the server closed. Under TLS 1.3 the client's side of
+// the handshake ends before the server has checked the client's
+// certificate: a server that refuses the certificate, or wants one,
+// closes the connection, and the client learns it from its first call.
+func (c *conn) explain(err error) error {
+	if !c.tls || !(errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)) {
+		return err
+	}
+	if !c.clientCert {
+		return fmt.Errorf("%w (the server closed the TLS connection: does it require a client certificate?)", err)
+	}
+	return fmt.Errorf("%w (the server closed the TLS connection: does it accept this client certificate?)", err)
+}
+
+// unwrapTransport drops the layers of thrift.TTransportException around a
+// network error, keeping its text.
+func unwrapTransport(err error) error {
+	var te thrift.TTransportException
+	if errors.As(err, &te) && te.Err() != nil {
+		return te.Err()
+	}
+	return err
 }
 
 // call runs fn with the client, holding the connection.
@@ -55,6 +129,9 @@ func (c *conn) close() error {
 func describeError(err error) error {
 	switch e := err.(type) {
 	case *cassandra.InvalidRequestException:
+		if isLoginRequired(e.Why) {
+			return fmt.Errorf("%w: the server requires a login (%s)", ErrAuthentication, e.Why)
+		}
 		return fmt.Errorf("invalid request: %s", e.Why)
 	case *cassandra.NotFoundException:
 		return fmt.Errorf("not found")
@@ -63,9 +140,18 @@ func describeError(err error) error {
 	case *cassandra.TimedOutException:
 		return fmt.Errorf("timed out")
 	case *cassandra.AuthenticationException:
-		return fmt.Errorf("authentication: %s", e.Why)
+		return fmt.Errorf("%w: %s", ErrAuthentication, e.Why)
 	case *cassandra.AuthorizationException:
+		if isLoginRequired(e.Why) {
+			return fmt.Errorf("%w: the server requires a login (%s)", ErrAuthentication, e.Why)
+		}
 		return fmt.Errorf("authorization: %s", e.Why)
 	}
-	return err
+	return unwrapTransport(err)
+}
+
+// isLoginRequired recognises Cassandra's refusal of a call made before
+// login ("You have not logged in").
+func isLoginRequired(why string) bool {
+	return why == "You have not logged in"
 }

@@ -9,18 +9,36 @@ import (
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
+// LoadOptions tunes LoadFixtureWith.
+type LoadOptions struct {
+	// Keyspace is the name of the keyspace to create (default: the
+	// model's), so that one server can hold several copies of a model.
+	Keyspace string
+	ConnOptions
+}
+
 // LoadFixture creates the model's keyspace on the server at addr
 // (system_add_keyspace, SimpleStrategy with one replica) and writes its
 // rows: one batch_mutate per row carrying the fixture's timestamps and
 // TTLs, deletions as Deletion mutations with their timestamps, and counter
 // increments through add.
 func LoadFixture(ctx context.Context, addr string, m *fixtures.Model) error {
-	c, err := dial(addr, DefaultTimeout)
+	return LoadFixtureWith(ctx, addr, m, LoadOptions{})
+}
+
+// LoadFixtureWith is LoadFixture under another keyspace name, or with a
+// login or TLS.
+func LoadFixtureWith(ctx context.Context, addr string, m *fixtures.Model, o LoadOptions) error {
+	c, err := dial(ctx, addr, o.ConnOptions)
 	if err != nil {
-		return err
+		return fmt.Errorf("load fixture %s into %s: %w", m.Name, addr, err)
 	}
 	defer c.close()
-	ksDef, err := keyspaceDef(m)
+	name := o.Keyspace
+	if name == "" {
+		name = m.Keyspace.Name
+	}
+	ksDef, err := keyspaceDef(m, name)
 	if err != nil {
 		return fmt.Errorf("load fixture %s: %w", m.Name, err)
 	}
@@ -42,9 +60,26 @@ func LoadFixture(ctx context.Context, addr string, m *fixtures.Model) error {
 	})
 }
 
-func keyspaceDef(m *fixtures.Model) (*cassandra.KsDef, error) {
+// DropKeyspace drops keyspace on the server at addr
+// (system_drop_keyspace): what a test that loaded a fixture leaves
+// behind.
+func DropKeyspace(ctx context.Context, addr, keyspace string, o ConnOptions) error {
+	c, err := dial(ctx, addr, o)
+	if err != nil {
+		return fmt.Errorf("%s: %w", addr, err)
+	}
+	defer c.close()
+	return c.call(ctx, func(ctx context.Context, client *cassandra.CassandraClient) error {
+		if _, err := client.SystemDropKeyspace(ctx, keyspace); err != nil {
+			return fmt.Errorf("system_drop_keyspace %s: %w", keyspace, describeError(err))
+		}
+		return nil
+	})
+}
+
+func keyspaceDef(m *fixtures.Model, name string) (*cassandra.KsDef, error) {
 	ks := &cassandra.KsDef{
-		Name:            m.Keyspace.Name,
+		Name:            name,
 		StrategyClass:   "org.apache.cassandra.locator.SimpleStrategy",
 		StrategyOptions: map[string]string{"replication_factor": "1"},
 		DurableWrites:   true,
@@ -55,7 +90,7 @@ func keyspaceDef(m *fixtures.Model) (*cassandra.KsDef, error) {
 		if !ok {
 			return nil, fmt.Errorf("family %s not parsed", def.Name)
 		}
-		ks.CfDefs = append(ks.CfDefs, cfDef(m.Keyspace.Name, f))
+		ks.CfDefs = append(ks.CfDefs, cfDef(name, f))
 	}
 	return ks, nil
 }

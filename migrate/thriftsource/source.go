@@ -30,8 +30,8 @@ type Options struct {
 	ColumnPageSize int
 	// Consistency is the consistency level of every read (default ONE).
 	Consistency cassandra.ConsistencyLevel
-	// Timeout bounds connecting and each call (default 60s).
-	Timeout time.Duration
+	// ConnOptions holds the login, TLS and timeout of the connection.
+	ConnOptions
 }
 
 func (o Options) withDefaults() Options {
@@ -66,15 +66,20 @@ var _ migrate.Source = (*Source)(nil)
 // cluster's partitioner.
 func Open(ctx context.Context, addr, keyspace string, opts Options) (*Source, error) {
 	opts = opts.withDefaults()
-	c, err := dial(addr, opts.Timeout)
+	c, err := dial(ctx, addr, opts.ConnOptions)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("thrift source %s: %w", addr, err)
 	}
 	s := &Source{addr: addr, keyspace: keyspace, opts: opts, conn: c}
 	var partName string
 	err = c.call(ctx, func(ctx context.Context, client *cassandra.CassandraClient) error {
 		if err := client.SetKeyspace(ctx, keyspace); err != nil {
 			return fmt.Errorf("set_keyspace %s: %w", keyspace, describeError(err))
+		}
+		// Cassandra lets set_keyspace through without a login; this
+		// call does not.
+		if _, err := client.DescribeKeyspace(ctx, keyspace); err != nil {
+			return fmt.Errorf("describe_keyspace %s: %w", keyspace, describeError(err))
 		}
 		var err error
 		if partName, err = client.DescribePartitioner(ctx); err != nil {
@@ -87,7 +92,7 @@ func Open(ctx context.Context, addr, keyspace string, opts Options) (*Source, er
 	}
 	if err != nil {
 		_ = c.close()
-		return nil, fmt.Errorf("thrift source %s: %w", addr, err)
+		return nil, fmt.Errorf("thrift source %s: %w", addr, c.explain(err))
 	}
 	return s, nil
 }

@@ -24,7 +24,7 @@ func loadWide(t *testing.T) string {
 	ctx := testContext(t)
 	clock := &testClock{}
 	addr := startServer(t, t.TempDir(), partition.Murmur3Partitioner{}, clock)
-	c, err := dial(addr, DefaultTimeout)
+	c, err := dial(ctx, addr, ConnOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
