@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/thriftbridge/thriftbridge/migrate"
-	"github.com/thriftbridge/thriftbridge/store/marshal"
 	"github.com/thriftbridge/thriftbridge/store/partition"
 	"github.com/thriftbridge/thriftbridge/supercol"
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
@@ -103,17 +102,27 @@ func (s *Source) Partitioner() partition.Partitioner { return s.part }
 
 // Keyspace describes the keyspace from describe_keyspace: type names as
 // the server reports them (class names), declared column names in the
-// string form of the comparator (subcomparator in a Super family).
+// string form of the comparator (subcomparator in a Super family). What
+// Cassandra 2.0 to 3.11 describe differently from thriftd is undone (see
+// schema.go), and the names of the key, clustering and value columns of
+// tables created through CQL come from the CQL schema.
 func (s *Source) Keyspace(ctx context.Context) (supercol.KeyspaceDef, error) {
 	ks, err := s.describe(ctx)
 	if err != nil {
 		return supercol.KeyspaceDef{}, err
 	}
+	tables, err := s.readCQLSchema(ctx)
+	if err != nil {
+		return supercol.KeyspaceDef{}, fmt.Errorf("thrift source %s: keyspace %s: %w", s.addr, ks.Name, err)
+	}
 	out := supercol.KeyspaceDef{Name: ks.Name}
 	for _, cf := range ks.CfDefs {
-		def, err := familyDef(cf)
+		def, err := familyDef(cf, tables != nil)
 		if err != nil {
 			return supercol.KeyspaceDef{}, fmt.Errorf("thrift source %s: keyspace %s: %w", s.addr, ks.Name, err)
+		}
+		if t := tables[cf.Name]; t != nil {
+			withCQLNames(&def, t)
 		}
 		out.Families = append(out.Families, def)
 	}
@@ -131,43 +140,6 @@ func (s *Source) describe(ctx context.Context) (*cassandra.KsDef, error) {
 		return nil, fmt.Errorf("thrift source %s: describe_keyspace %s: %w", s.addr, s.keyspace, describeError(err))
 	}
 	return ks, nil
-}
-
-// familyDef converts a CfDef.
-func familyDef(cf *cassandra.CfDef) (supercol.FamilyDef, error) {
-	def := supercol.FamilyDef{
-		Name:          cf.Name,
-		Super:         cf.ColumnType == "Super",
-		KeyValidator:  cf.GetKeyValidationClass(),
-		Comparator:    cf.ComparatorType,
-		SubComparator: cf.GetSubcomparatorType(),
-		KeyAlias:      string(cf.KeyAlias),
-		ValueAlias:    string(cf.ValueAlias),
-		DefaultTTL:    cf.GetDefaultTimeToLive(),
-	}
-	def.DefaultValidator = cf.GetDefaultValidationClass()
-	for _, a := range cf.ColumnAliases {
-		def.ColumnAliases = append(def.ColumnAliases, string(a))
-	}
-	nameTypeName := def.Comparator
-	if def.Super {
-		nameTypeName = def.SubComparator
-	}
-	nameType, err := marshal.Parse(nameTypeName)
-	if err != nil {
-		return def, fmt.Errorf("family %s: comparator %q: %w", cf.Name, nameTypeName, err)
-	}
-	for _, c := range cf.ColumnMetadata {
-		col := supercol.ColumnDef{Name: nameType.String(c.Name), Validator: c.ValidationClass}
-		if c.IndexType != nil {
-			col.IndexName = c.GetIndexName()
-			if col.IndexName == "" {
-				col.IndexName = fmt.Sprintf("%s_%s_idx", cf.Name, col.Name)
-			}
-		}
-		def.Columns = append(def.Columns, col)
-	}
-	return def, nil
 }
 
 // Close closes the connection.
