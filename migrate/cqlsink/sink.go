@@ -2,11 +2,14 @@ package cqlsink
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -37,7 +40,31 @@ type Config struct {
 	// Timeout bounds each request (default 30 s).
 	Timeout time.Duration
 	Logger  *slog.Logger
+
+	// Username and Password, when Username is set, log in through
+	// PasswordAuthenticator (SASL PLAIN).
+	Username, Password string
+	// TLS, when set, encrypts every connection. Unless
+	// InsecureSkipVerify is set, each node's certificate is verified,
+	// against the node's address when ServerName is empty.
+	TLS *tls.Config
+	// LocalDC, when set, routes each request token-aware to a replica in
+	// that data center, other nodes of the data center next, the other
+	// data centers last (gocql's TokenAwareHostPolicy over
+	// DCAwareRoundRobinPolicy). The default is gocql's round robin over
+	// every node.
+	LocalDC string
+	// Now is the clock a Target counts the TTLs it reads from (default:
+	// the real clock). A conversion run as of another instant (convert
+	// --now) writes each TTL as what is left of it at that instant: read
+	// back as of the same instant, the TTLs match but for the time gone
+	// by since they were written.
+	Now func() time.Time
 }
+
+// ErrAuthentication is wrapped by the error of a connection the cluster
+// refused for its credentials, or for the want of them.
+var ErrAuthentication = errors.New("authentication failed")
 
 // ParseURL reads cql://host:port[,host:port...]/keyspace.
 func ParseURL(s string) (hosts []string, keyspace string, err error) {
@@ -92,7 +119,7 @@ func Connect(ctx context.Context, cfg Config) (*Sink, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	session, err := newSession(cfg.Hosts, cfg.Consistency, cfg.Timeout)
+	session, err := newSessionConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -104,17 +131,109 @@ func Connect(ctx context.Context, cfg Config) (*Sink, error) {
 	return s, nil
 }
 
+// newSession connects to hosts without login or TLS.
 func newSession(hosts []string, consistency gocql.Consistency, timeout time.Duration) (*gocql.Session, error) {
-	cluster := gocql.NewCluster(hosts...)
-	cluster.Consistency = consistency
-	cluster.Timeout = timeout
-	cluster.ConnectTimeout = timeout
+	return newSessionConfig(Config{Hosts: hosts, Consistency: consistency, Timeout: timeout})
+}
+
+// newSessionConfig connects to the cluster with cfg's hosts, consistency,
+// timeout, login, TLS and local data center.
+func newSessionConfig(cfg Config) (*gocql.Session, error) {
+	cluster := gocql.NewCluster(cfg.Hosts...)
+	cluster.Consistency = cfg.Consistency
+	cluster.Timeout = cfg.Timeout
+	cluster.ConnectTimeout = cfg.Timeout
 	cluster.NumConns = 2
+	cluster.Logger = gocqlLogger{cfg.Logger}
+	if cfg.Username != "" {
+		cluster.Authenticator = gocql.PasswordAuthenticator{Username: cfg.Username, Password: cfg.Password}
+	}
+	if cfg.TLS != nil {
+		cluster.SslOpts = &gocql.SslOptions{Config: cfg.TLS, EnableHostVerification: !cfg.TLS.InsecureSkipVerify}
+	}
+	var dcs dcSet
+	if cfg.LocalDC != "" {
+		cluster.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy(cfg.LocalDC))
+		cluster.HostFilter = gocql.HostFilterFunc(func(h *gocql.HostInfo) bool {
+			dcs.add(h.DataCenter())
+			return true
+		})
+	}
+	where := strings.Join(cfg.Hosts, ",")
 	session, err := cluster.CreateSession()
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", strings.Join(hosts, ","), err)
+		return nil, fmt.Errorf("connect to %s: %w", where, sessionError(err))
+	}
+	if cfg.LocalDC != "" && !dcs.has(cfg.LocalDC) {
+		session.Close()
+		return nil, fmt.Errorf("connect to %s: local data center %q has no node (the cluster's: %s)", where, cfg.LocalDC, dcs.String())
 	}
 	return session, nil
+}
+
+// sessionError makes gocql's session errors, flat strings, readable: its
+// prefixes dropped, and ErrAuthentication wrapped around a refused login.
+func sessionError(err error) error {
+	msg := err.Error()
+	for _, p := range []string{"gocql: unable to create session: ", "unable to discover protocol version: ", "control: unable to connect to initial hosts: "} {
+		msg = strings.TrimPrefix(msg, p)
+	}
+	switch {
+	case strings.Contains(msg, "authentication required"):
+		return fmt.Errorf("%w: the cluster requires a login (%s)", ErrAuthentication, msg)
+	case strings.Contains(msg, "password are incorrect"), strings.Contains(msg, "Username and/or password"), strings.Contains(msg, "Authentication") && strings.Contains(msg, "fail"):
+		return fmt.Errorf("%w: %s", ErrAuthentication, msg)
+	}
+	return errors.New(msg)
+}
+
+// dcSet collects the data centers of the nodes gocql discovers.
+type dcSet struct {
+	mu  sync.Mutex
+	dcs map[string]bool
+}
+
+func (d *dcSet) add(dc string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.dcs == nil {
+		d.dcs = map[string]bool{}
+	}
+	d.dcs[dc] = true
+}
+
+func (d *dcSet) has(dc string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.dcs[dc]
+}
+
+func (d *dcSet) String() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	names := make([]string, 0, len(d.dcs))
+	for dc := range d.dcs {
+		names = append(names, dc)
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return "none found"
+	}
+	return strings.Join(names, ", ")
+}
+
+// gocqlLogger sends gocql's log lines (reconnections, nodes down) to the
+// run's logger at debug level, rather than to the standard logger.
+type gocqlLogger struct{ l *slog.Logger }
+
+func (g gocqlLogger) Print(v ...any)                 { g.log(fmt.Sprint(v...)) }
+func (g gocqlLogger) Printf(format string, v ...any) { g.log(fmt.Sprintf(format, v...)) }
+func (g gocqlLogger) Println(v ...any)               { g.log(fmt.Sprintln(v...)) }
+
+func (g gocqlLogger) log(msg string) {
+	if g.l != nil {
+		g.l.Debug(strings.TrimSpace(msg), "from", "gocql")
+	}
 }
 
 func (s *Sink) newGroup(ctx context.Context) {

@@ -18,20 +18,34 @@ import (
 type Target struct {
 	session     *gocql.Session
 	consistency gocql.Consistency
+	now         func() time.Time
 }
 
 var _ migrate.Target = (*Target)(nil)
 
 // OpenTarget connects to the cluster.
 func OpenTarget(ctx context.Context, hosts []string, consistency gocql.Consistency) (*Target, error) {
-	if consistency == 0 {
-		consistency = gocql.LocalQuorum
+	return OpenTargetConfig(ctx, Config{Hosts: hosts, Consistency: consistency})
+}
+
+// OpenTargetConfig connects to the cluster with cfg's hosts, consistency
+// (default LOCAL_QUORUM), timeout (default 30 s), login, TLS, local data
+// center and clock; the other fields are for a Sink.
+func OpenTargetConfig(ctx context.Context, cfg Config) (*Target, error) {
+	if cfg.Consistency == 0 {
+		cfg.Consistency = gocql.LocalQuorum
 	}
-	session, err := newSession(hosts, consistency, 30*time.Second)
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 30 * time.Second
+	}
+	session, err := newSessionConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &Target{session: session, consistency: consistency}, nil
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Target{session: session, consistency: cfg.Consistency, now: cfg.Now}, nil
 }
 
 // Close closes the session.
@@ -69,7 +83,7 @@ func (t *Target) Partition(ctx context.Context, table *supercol.Table, key [][]b
 	for i, k := range key {
 		vals[i] = migrate.Value{Type: table.Columns[i].Type, Bytes: k}
 	}
-	part := migrate.TargetPartition{AsOf: time.Now()}
+	part := migrate.TargetPartition{AsOf: t.now()}
 	iter := t.session.Query(cql, vals...).WithContext(ctx).Consistency(t.consistency).PageSize(1000).Iter()
 	dest := make([]rawValue, len(sel))
 	ptrs := make([]any, len(sel))
