@@ -19,9 +19,13 @@ func iref(format string, args ...any) *cassandra.InvalidRequestException {
 }
 
 // storageError maps an engine failure to what a client sees: a batch too
-// large for one transaction is the client's to fix; a cancelled request
-// timed out; anything else is a server fault, returned as is (the
-// processor reports it as an internal error) after being logged.
+// large for one transaction is the client's to fix; anything else on the
+// data path is answered TimedOutException, as Cassandra 3.11 answers a
+// request that timed out or that a replica failed (Thrift has no failure
+// exception): a cancelled request, a write the engine gave up on
+// (store.ErrTimeout) and any unexpected storage failure. The client never
+// sees the engine's or the storage library's text; unexpected failures are
+// logged with it.
 func (h *Handler) storageError(ctx context.Context, op string, err error) error {
 	switch {
 	case err == nil:
@@ -30,11 +34,14 @@ func (h *Handler) storageError(ctx context.Context, op string, err error) error 
 		return iref("%s: the mutation is too large to apply atomically; split it into smaller batches", op)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return &cassandra.TimedOutException{}
+	case errors.Is(err, store.ErrTimeout):
+		h.log.WarnContext(ctx, "storage operation timed out", "op", op, "err", err)
+		return &cassandra.TimedOutException{}
 	}
 	var ie *cassandra.InvalidRequestException
 	if errors.As(err, &ie) {
 		return ie
 	}
 	h.log.ErrorContext(ctx, "storage failure", "op", op, "err", err)
-	return fmt.Errorf("%s: %w", op, err)
+	return &cassandra.TimedOutException{}
 }

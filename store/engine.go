@@ -33,7 +33,9 @@ type Engine interface {
 	Truncate(ctx context.Context, keyspace, name string) error
 
 	// Apply writes a batch: each row atomically and in isolation, the
-	// whole batch in one transaction when b.Atomic is set.
+	// whole batch in one transaction when b.Atomic is set. Concurrent
+	// writers of one row never make each other fail: a write fails with
+	// ErrTimeout only if the engine gave up on it.
 	Apply(ctx context.Context, b *Batch) error
 
 	// Slice reads the live cells of one row that q selects, appending them
@@ -73,3 +75,10 @@ var ErrNotIndexed = errors.New("column is not indexed")
 // ErrBatchTooLarge reports a batch that cannot be applied in one
 // transaction.
 var ErrBatchTooLarge = errors.New("batch too large to apply atomically")
+
+// ErrTimeout reports an operation the engine gave up on without a fault
+// of the request: it kept losing to concurrent work on the same data.
+// Like a Cassandra timeout, a write that fails with it may or may not have
+// been applied, and the client may retry it. Errors wrapping it carry the
+// engine's own text, never the storage library's.
+var ErrTimeout = errors.New("storage operation timed out")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -18,7 +19,8 @@ const (
 	packOps   = 10000
 	packBytes = 4 << 20
 	// maxAttempts bounds the retries of a transaction that lost a
-	// write-write conflict.
+	// write-write conflict. Data writes hold their rows' locks, so they
+	// do not lose any; the bound is a safety net.
 	maxAttempts = 64
 )
 
@@ -67,20 +69,34 @@ func packRows(rows []store.RowMutation) int {
 	return len(rows)
 }
 
+// conflictsLost counts the write transactions, of every engine in the
+// process, that lost a conflict and were retried (tests check that writers
+// holding row locks lose none).
+var conflictsLost atomic.Int64
+
+// applyWithRetry applies rows in one transaction, holding their row locks
+// so that no other writer of those rows can make it conflict.
 func (e *Engine) applyWithRetry(ctx context.Context, rows []store.RowMutation) error {
+	unlock := e.lockRows(rows)
+	defer unlock()
 	return retryWrites(ctx, func() error { return e.applyOnce(rows) })
 }
 
 // retryWrites runs a write transaction until it stops losing conflicts
-// and stops meeting the short write pause of a background data drop.
+// and stops meeting the short write pause of a background data drop. A
+// transaction that keeps losing conflicts ends in store.ErrTimeout, whose
+// text is the engine's own, never Badger's.
 func retryWrites(ctx context.Context, attempt func() error) error {
 	for n := 1; ; n++ {
 		err := attempt()
 		if !errors.Is(err, badger.ErrConflict) && !errors.Is(err, badger.ErrBlockedWrites) {
 			return err
 		}
+		if errors.Is(err, badger.ErrConflict) {
+			conflictsLost.Add(1)
+		}
 		if errors.Is(err, badger.ErrConflict) && n >= maxAttempts {
-			return fmt.Errorf("apply mutation: gave up after %d conflicting attempts: %w", n, err)
+			return fmt.Errorf("%w: gave up after %d attempts that lost to concurrent writers", store.ErrTimeout, n)
 		}
 		if err := ctx.Err(); err != nil {
 			return err

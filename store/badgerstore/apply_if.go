@@ -16,23 +16,27 @@ import (
 const casSentinelTTL = time.Minute
 
 // ApplyIf implements store.Engine. The read happens inside the write
-// transaction, so Badger's conflict detection makes the check and the
-// write atomic against every other writer of the keys read.
+// transaction, which holds the row's lock: no other writer of the row runs
+// meanwhile, and Badger's conflict detection would still catch one that
+// did not take the lock.
 func (e *Engine) ApplyIf(ctx context.Context, m *store.RowMutation, check *store.SliceQuery, cond func(*store.SliceResult) bool, current *store.SliceResult) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
+	rp, _ := e.rowPrefix(nil, m.Table, m.Key)
+	unlock := e.rowLocks.lockRow(rp)
+	defer unlock()
 	var applied bool
 	err := retryWrites(ctx, func() error {
 		applied = false
 		current.Reset()
 		txn := e.db.NewTransaction(true)
 		defer txn.Discard()
-		r := &reader{txn: txn, t: m.Table, now: e.nowSeconds()}
-		r.rp, _ = e.rowPrefix(nil, m.Table, m.Key)
+		r := &reader{txn: txn, t: m.Table, now: e.nowSeconds(), rp: rp}
 		// Every conditional update of the row reads and writes its
-		// sentinel, so two of them conflict even when the cells they read
-		// did not exist yet.
+		// sentinel, so two of them would conflict, even when the cells
+		// they read did not exist yet, if one ever ran without the row
+		// lock.
 		sentinel := append([]byte{nsCAS}, r.rp[1:]...)
 		if _, err := txn.Get(sentinel); err != nil && !errors.Is(err, badger.ErrKeyNotFound) {
 			return err

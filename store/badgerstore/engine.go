@@ -59,6 +59,8 @@ type Engine struct {
 	// across transactions.
 	writers  sync.Pool
 	schemaMu sync.Mutex // serialises schema changes
+	// rowLocks serialises the writers of each row (see rowlock.go).
+	rowLocks *rowLocks
 
 	stop     chan struct{}
 	dropKick chan struct{}
@@ -102,6 +104,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		part:     opts.Partitioner,
 		log:      opts.Logger,
 		now:      opts.Now,
+		rowLocks: newRowLocks(),
 		stop:     make(chan struct{}),
 		dropKick: make(chan struct{}, 1),
 	}

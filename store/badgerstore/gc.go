@@ -161,6 +161,7 @@ func (e *Engine) collectRow(ctx context.Context, t *store.Table, rp []byte, stat
 	for start != nil {
 		saved := *w
 		var next []byte
+		unlock := e.rowLocks.lockRow(rp)
 		err := retryWrites(ctx, func() error {
 			*w = saved
 			w.superEnc = append([]byte(nil), saved.superEnc...)
@@ -173,6 +174,7 @@ func (e *Engine) collectRow(ctx context.Context, t *store.Table, rp []byte, stat
 			}
 			return txn.Commit()
 		})
+		unlock()
 		if err != nil {
 			return false, fmt.Errorf("collect row: %w", err)
 		}
@@ -183,6 +185,8 @@ func (e *Engine) collectRow(ctx context.Context, t *store.Table, rp []byte, stat
 	superHeaders := w.headers
 
 	// The shadowed cells are gone: drop the old tombstones themselves.
+	unlock := e.rowLocks.lockRow(rp)
+	defer unlock()
 	err = retryWrites(ctx, func() error {
 		return e.db.Update(func(txn *badger.Txn) error {
 			for _, k := range superHeaders {
