@@ -9,7 +9,7 @@ DATA_DIR  ?= ./data
 FUZZTIME  ?= 20s
 STATICCHECK_VERSION ?= v0.6.1
 
-.PHONY: build run fixtures test bench lint fuzz thrift vet fmt-check clean check-clients cassandra cassandra-stop
+.PHONY: build run fixtures test bench lint fuzz thrift vet fmt-check clean check-clients cassandra cassandra-stop test-reference
 
 build:
 	@mkdir -p $(BIN)
@@ -24,8 +24,16 @@ run: build
 fixtures: build
 	$(BIN)/convert fixtures
 
+# Every Go test and the client matrix, against real Cassandra 3.11 and 5.0
+# nodes that test/run-tests.sh starts when java and mvn are here
+# (THRIFTBRIDGE_CASSANDRA=off: without them; the cluster tests skip loudly).
 test: fmt-check vet
-	$(GO) test -count=1 -timeout 20m $(PKGS)
+	GO=$(GO) test/run-tests.sh
+
+# The conformance suite on Cassandra 3.11 alone (nodes from make cassandra).
+test-reference:
+	CASSANDRA_THRIFT=127.0.0.1:19160 CASSANDRA_THRIFT_BOP=127.0.0.1:19161 \
+	  $(GO) test -count=1 -timeout 20m -run TestReference -v ./legacy/conformance/
 
 vet:
 	$(GO) vet $(PKGS)
@@ -55,15 +63,15 @@ thrift:
 	mkdir -p thrift/gen-go
 	thrift -out thrift/gen-go --gen go:package_prefix=github.com/thriftbridge/thriftbridge/thrift/gen-go/,skip_remote thrift/cassandra.thrift
 
-# Drive thriftd with helenus, a real Thrift-era Node.js client generated
-# from Cassandra's own IDL (needs node and the npm registry).
+# The matrix of Thrift-era clients (Hector, Astyanax, helenus, Python) on
+# thriftd, and on Cassandra 3.11 when CASSANDRA_THRIFT is set.
 check-clients: build
 	clients/matrix.sh
 
 # Real Apache Cassandra nodes on loopback, from Maven Central: 3.11 (the
 # reference, with Thrift) and 5.0 (the target of a migration). Prints the
 # CASSANDRA_* variables the cluster-backed tests read.
-CASSANDRA_NODES ?= ref target
+CASSANDRA_NODES ?= ref bop auth target
 cassandra:
 	test/cassandra/cassandra.sh start $(CASSANDRA_NODES)
 

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The whole test run behind `make test`: every Go test, against real
+# Cassandra nodes when this machine can start them, then the matrix of
+# Thrift-era clients.
+#
+# With Java and Maven present, it starts the nodes of
+# test/cassandra/cassandra.sh (Cassandra 3.11 as the reference and as a
+# source, 3.11 under ByteOrderedPartitioner, 3.11 with PasswordAuthenticator,
+# Cassandra 5.0 as the target), installs cqlsh, exports the CASSANDRA_* and
+# CQLSH variables the cluster-backed tests read, and stops the nodes on the
+# way out. Without them, or with THRIFTBRIDGE_CASSANDRA=off, the
+# cluster-backed tests skip with a loud "!!! SKIPPED" line and everything
+# else still runs.
+#
+# Environment: THRIFTBRIDGE_CASSANDRA (on|off, default on), GO (go),
+# GO_TEST_FLAGS (extra flags for go test), CASSANDRA_NODES (the nodes to
+# start, default "ref bop auth target").
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+go_cmd="${GO:-go}"
+nodes="${CASSANDRA_NODES:-ref bop auth target}"
+status=0
+started=""  # the nodes this run started
+
+loud() { echo "!!! $* !!!" >&2; }
+
+# Stops the nodes this run started; nodes that were already running (a
+# developer's `make cassandra`) are left running.
+stop_nodes() {
+  if [ -n "$started" ]; then test/cassandra/cassandra.sh stop $started || true; fi
+}
+trap stop_nodes EXIT
+trap 'exit 130' INT TERM
+
+if [ "${THRIFTBRIDGE_CASSANDRA:-on}" = off ]; then
+  loud "SKIPPED: real Cassandra nodes (THRIFTBRIDGE_CASSANDRA=off): the cluster-backed tests skip"
+elif ! command -v java >/dev/null || ! command -v mvn >/dev/null; then
+  loud "SKIPPED: real Cassandra nodes need java and mvn (Debian: default-jdk-headless maven): the cluster-backed tests skip"
+else
+  for n in $nodes; do
+    test/cassandra/cassandra.sh status | grep -q "^$n: running" || started="$started $n"
+  done
+  # The variables the tests read, one NAME=VALUE a line.
+  if env_lines="$(test/cassandra/cassandra.sh start $nodes)"; then
+    while IFS= read -r line; do
+      [ -n "$line" ] && export "${line?}" && echo "test: $line"
+    done <<<"$env_lines"
+  else
+    echo "test: the Cassandra nodes did not start" >&2
+    status=1
+  fi
+  if cqlsh="$(test/cqlsh/install.sh)"; then
+    export CQLSH="$cqlsh"
+  else
+    loud "SKIPPED: cqlsh could not be installed: the cqlsh tests skip"
+  fi
+fi
+
+# One package at a time: the cluster-backed packages share the nodes.
+start=$SECONDS
+# shellcheck disable=SC2086
+"$go_cmd" test -count=1 -timeout 30m -p 1 ${GO_TEST_FLAGS:-} ./... || status=1
+echo "test: go test took $((SECONDS - start))s"
+
+start=$SECONDS
+"$go_cmd" build -o bin/ ./cmd/... && clients/matrix.sh || status=1
+echo "test: the client matrix took $((SECONDS - start))s"
+
+exit $status
