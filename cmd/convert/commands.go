@@ -135,9 +135,15 @@ func runVerify(ctx context.Context, c *config, src migrate.Source, stdout io.Wri
 		if err != nil {
 			return err
 		}
-		ct, err := cqlsink.OpenTarget(ctx, t.hosts, cons)
+		cfg, err := c.cqlConfig(t, log)
 		if err != nil {
 			return err
+		}
+		// As of --now, as the data run wrote the TTLs.
+		cfg.Consistency, cfg.Now = cons, c.clock()
+		ct, err := cqlsink.OpenTargetConfig(ctx, cfg)
+		if err != nil {
+			return fmt.Errorf("--to %s: %w", c.to, loginHint(err, "target"))
 		}
 		defer ct.Close()
 		target = ct

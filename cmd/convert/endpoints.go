@@ -1,16 +1,23 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gocql/gocql"
+	"gopkg.in/yaml.v3"
 
 	"github.com/thriftbridge/thriftbridge/migrate"
 	"github.com/thriftbridge/thriftbridge/migrate/cqlsink"
@@ -34,9 +41,15 @@ func openSource(ctx context.Context, c *config) (migrate.Source, error) {
 		if err != nil {
 			return nil, err
 		}
-		src, err := thriftsource.Open(ctx, addr, keyspace, thriftsource.Options{RowPageSize: c.rowPageSize, ColumnPageSize: c.columnPageSize})
+		tlsCfg, err := c.conn.source.tlsConfig("source")
 		if err != nil {
-			return nil, fmt.Errorf("--from %s: %w", c.from, err)
+			return nil, err
+		}
+		opts := thriftsource.Options{RowPageSize: c.rowPageSize, ColumnPageSize: c.columnPageSize,
+			ConnOptions: thriftsource.ConnOptions{Username: c.conn.source.Username, Password: c.conn.source.Password, TLS: tlsCfg}}
+		src, err := thriftsource.Open(ctx, addr, keyspace, opts)
+		if err != nil {
+			return nil, fmt.Errorf("--from %s: %w", c.from, loginHint(err, "source"))
 		}
 		return src, nil
 	case "badger":
@@ -64,6 +77,23 @@ func openSource(ctx context.Context, c *config) (migrate.Source, error) {
 		return src, nil
 	}
 	return nil, fmt.Errorf("--from %q: unknown source %q (thrift, badger or json)", c.from, scheme)
+}
+
+// warnUnlisted warns about the tables of a Cassandra source that Thrift
+// does not list, and that the conversion therefore leaves out.
+func warnUnlisted(ctx context.Context, src migrate.Source, log *slog.Logger) {
+	ts, ok := src.(*thriftsource.Source)
+	if !ok {
+		return
+	}
+	names, err := ts.UnlistedTables(ctx)
+	if err != nil {
+		log.Debug("could not list the CQL tables of the source", "err", err)
+		return
+	}
+	if len(names) > 0 {
+		log.Warn("these CQL tables (or views) of the source keyspace are not visible over Thrift and are not converted: copy them with CQL tools (cqlsh COPY, dsbulk)", "tables", strings.Join(names, ","))
+	}
 }
 
 // thriftAddress splits thrift://host:port/Keyspace.
@@ -185,6 +215,266 @@ func openSink(ctx context.Context, c *config, t target, log *slog.Logger) (migra
 	if err != nil {
 		return nil, err
 	}
-	return cqlsink.Connect(ctx, cqlsink.Config{Hosts: t.hosts, Keyspace: t.keyspace, Consistency: cons,
-		Concurrency: c.concurrency, Rate: c.rate, BatchSize: c.batchSize, Logger: log})
+	cfg, err := c.cqlConfig(t, log)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Consistency, cfg.Concurrency, cfg.Rate, cfg.BatchSize = cons, c.concurrency, c.rate, c.batchSize
+	sink, err := cqlsink.Connect(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("--to %s: %w", c.to, loginHint(err, "target"))
+	}
+	return sink, nil
 }
+
+// cqlConfig is the connection of a cql: target: hosts, keyspace, login,
+// TLS and local data center.
+func (c *config) cqlConfig(t target, log *slog.Logger) (cqlsink.Config, error) {
+	tlsCfg, err := c.conn.target.tlsConfig("target")
+	if err != nil {
+		return cqlsink.Config{}, err
+	}
+	return cqlsink.Config{Hosts: t.hosts, Keyspace: t.keyspace, Logger: log,
+		Username: c.conn.target.Username, Password: c.conn.target.Password, TLS: tlsCfg, LocalDC: c.conn.localDC}, nil
+}
+
+// connSettings is how to log in to one end and encrypt the connection:
+// from --credentials (YAML, these field names) and the connection flags.
+type connSettings struct {
+	Username              string `yaml:"username"`
+	Password              string `yaml:"password"`
+	TLS                   bool   `yaml:"tls"`
+	TLSCA                 string `yaml:"tls_ca"`
+	TLSCert               string `yaml:"tls_cert"`
+	TLSKey                string `yaml:"tls_key"`
+	TLSServerName         string `yaml:"tls_server_name"`
+	TLSInsecureSkipVerify bool   `yaml:"tls_insecure_skip_verify"`
+}
+
+// over returns s with the settings o sets (its non-zero fields) in place
+// of s's.
+func (s connSettings) over(o connSettings) connSettings {
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&s.Username, o.Username)
+	set(&s.Password, o.Password)
+	set(&s.TLSCA, o.TLSCA)
+	set(&s.TLSCert, o.TLSCert)
+	set(&s.TLSKey, o.TLSKey)
+	set(&s.TLSServerName, o.TLSServerName)
+	s.TLS = s.TLS || o.TLS
+	s.TLSInsecureSkipVerify = s.TLSInsecureSkipVerify || o.TLSInsecureSkipVerify
+	return s
+}
+
+func (s connSettings) isZero() bool { return s == connSettings{} }
+
+// usesTLS reports whether any TLS setting is given: each implies --tls.
+func (s connSettings) usesTLS() bool {
+	return s.TLS || s.TLSCA != "" || s.TLSCert != "" || s.TLSKey != "" || s.TLSServerName != "" || s.TLSInsecureSkipVerify
+}
+
+// tlsConfig builds the TLS configuration of one end (nil without TLS):
+// TLS 1.2 at least, the CA certificates of TLSCA (PEM) as the roots to
+// verify the server with (default: the system's), a client certificate
+// from TLSCert and TLSKey (PEM), the name to verify the server's
+// certificate against (default: the host of its address).
+func (s connSettings) tlsConfig(end string) (*tls.Config, error) {
+	if !s.usesTLS() {
+		return nil, nil
+	}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: s.TLSServerName, InsecureSkipVerify: s.TLSInsecureSkipVerify}
+	if s.TLSCA != "" {
+		pem, err := os.ReadFile(s.TLSCA)
+		if err != nil {
+			return nil, fmt.Errorf("%s TLS CA: %w", end, err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("%s TLS CA %s: no PEM certificate in the file", end, s.TLSCA)
+		}
+		cfg.RootCAs = pool
+	}
+	switch {
+	case s.TLSCert != "" && s.TLSKey != "":
+		pair, err := tls.LoadX509KeyPair(s.TLSCert, s.TLSKey)
+		if err != nil {
+			return nil, fmt.Errorf("%s TLS client certificate %s, key %s: %w", end, s.TLSCert, s.TLSKey, err)
+		}
+		cfg.Certificates = []tls.Certificate{pair}
+	case s.TLSCert != "" || s.TLSKey != "":
+		return nil, fmt.Errorf("%s TLS: a client certificate needs both tls-cert and tls-key", end)
+	}
+	return cfg, nil
+}
+
+// credentialsFile is the YAML file of --credentials: settings for both
+// ends, and in from: and to: the settings of one end.
+type credentialsFile struct {
+	connSettings `yaml:",inline"`
+	From         connSettings `yaml:"from"`
+	To           connSettings `yaml:"to"`
+}
+
+// readCredentials reads a --credentials file. Unknown keys are errors,
+// so that a misspelt key does not go unnoticed.
+func readCredentials(path string) (credentialsFile, error) {
+	var f credentialsFile
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return f, fmt.Errorf("--credentials: %w", err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
+		return f, fmt.Errorf("--credentials %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// connFlags holds the connection flags: each setting for both ends
+// (--username), for the source (--from-username) and for the target
+// (--to-username), with --credentials and --local-dc.
+type connFlags struct {
+	both, from, to connSettings
+	credentials    string
+	localDC        string
+	targetSide     bool
+	// source and target are the settings of each end, resolved by check.
+	source, target  connSettings
+	credentialsPerm os.FileMode
+}
+
+// perEndPrefixes are the prefixes of the per-end forms of a connection
+// flag.
+var perEndPrefixes = []string{"from-", "to-"}
+
+// connFlagNames are the connection settings that have a flag in the
+// three forms.
+var connFlagNames = []string{"username", "password", "tls", "tls-ca", "tls-cert", "tls-key", "tls-server-name", "tls-insecure-skip-verify"}
+
+// isPerEndFlag reports whether name is the --from- or --to- form of a
+// connection flag.
+func isPerEndFlag(name string) bool {
+	for _, p := range perEndPrefixes {
+		if rest, ok := strings.CutPrefix(name, p); ok && slices.Contains(connFlagNames, rest) {
+			return true
+		}
+	}
+	return false
+}
+
+// register adds the connection flags to fs; withTarget for the commands
+// that have a --to.
+func (f *connFlags) register(fs *flag.FlagSet, withTarget bool) {
+	f.targetSide = withTarget
+	add := func(s *connSettings, prefix, which string) {
+		fs.StringVar(&s.Username, prefix+"username", "", "user name to log in with"+which)
+		fs.StringVar(&s.Password, prefix+"password", "", "password to log in with"+which+" (prefer --credentials: a command line is visible to other users)")
+		fs.BoolVar(&s.TLS, prefix+"tls", false, "connect with TLS"+which+", verifying the server against the system's CAs (implied by any --tls-* flag)")
+		fs.StringVar(&s.TLSCA, prefix+"tls-ca", "", "`PEM` file of the CA certificates to verify the server with"+which)
+		fs.StringVar(&s.TLSCert, prefix+"tls-cert", "", "`PEM` file of the client certificate"+which+" (with --tls-key)")
+		fs.StringVar(&s.TLSKey, prefix+"tls-key", "", "`PEM` file of the client certificate's private key"+which)
+		fs.StringVar(&s.TLSServerName, prefix+"tls-server-name", "", "name to verify the server's certificate against"+which+" (default: the host of the address)")
+		fs.BoolVar(&s.TLSInsecureSkipVerify, prefix+"tls-insecure-skip-verify", false, "do not verify the server's certificate"+which+" (testing only)")
+	}
+	if withTarget {
+		add(&f.both, "", ", both ends")
+		add(&f.to, "to-", ", target only")
+	} else {
+		add(&f.both, "", "")
+	}
+	add(&f.from, "from-", ", source only")
+	fs.StringVar(&f.credentials, "credentials", "", "YAML `FILE` of connection settings (username, password, tls, tls_ca, ...; from: and to: sections for one end): see below")
+	if withTarget {
+		fs.StringVar(&f.localDC, "local-dc", "", "data center of a cql: target to send requests to, token-aware (default: round robin over every node)")
+	}
+}
+
+// check reads --credentials, resolves the settings of each end and
+// refuses per-end settings for an end that is not a server.
+func (f *connFlags) check(from, to string) error {
+	var file credentialsFile
+	if f.credentials != "" {
+		var err error
+		if file, err = readCredentials(f.credentials); err != nil {
+			return err
+		}
+		if st, err := os.Stat(f.credentials); err == nil {
+			f.credentialsPerm = st.Mode().Perm()
+		}
+	}
+	f.source = file.connSettings.over(file.From).over(f.both).over(f.from)
+	f.target = file.connSettings.over(file.To).over(f.both).over(f.to)
+	if !strings.HasPrefix(from, "thrift:") && !f.from.isZero() {
+		return fmt.Errorf("--from-* connection flags: the source %s is not a server", from)
+	}
+	if f.targetSide && !strings.HasPrefix(to, "cql:") && !f.to.isZero() {
+		return fmt.Errorf("--to-* connection flags: the target %s is not a cluster", to)
+	}
+	if f.targetSide && !strings.HasPrefix(to, "cql:") && f.localDC != "" {
+		return fmt.Errorf("--local-dc: the target %s is not a cluster", to)
+	}
+	for _, s := range []struct {
+		end, flag string
+		s         connSettings
+	}{{"source", "from", f.source}, {"target", "to", f.target}} {
+		if s.s.Password != "" && s.s.Username == "" {
+			return fmt.Errorf("the %s has a password and no user name (--username, --%s-username or username: in --credentials)", s.end, s.flag)
+		}
+	}
+	return nil
+}
+
+// warnCredentials warns when the --credentials file can be read by other
+// users.
+func (f *connFlags) warnCredentials(log *slog.Logger) {
+	if f.credentials != "" && f.credentialsPerm&0o077 != 0 {
+		log.Warn("the credentials file can be read by other users: chmod 600 it", "file", f.credentials, "mode", f.credentialsPerm.String())
+	}
+}
+
+// loginHint adds what to do to an authentication error.
+func loginHint(err error, end string) error {
+	if errors.Is(err, thriftsource.ErrAuthentication) || errors.Is(err, cqlsink.ErrAuthentication) {
+		side := map[string]string{"source": "from", "target": "to"}[end]
+		return fmt.Errorf("%w (give the %s's user and password with --%s-username and --%s-password, --username and --password, or --credentials FILE)", err, end, side, side)
+	}
+	return err
+}
+
+// connUsage describes the connection flags under the flag list.
+const connUsage = `Connecting to secured clusters (a thrift: source, a cql: target):
+  --username, --password, --tls, --tls-ca, --tls-cert, --tls-key,
+  --tls-server-name and --tls-insecure-skip-verify apply to both ends. Each
+  also comes as --from-X, for the source only, and --to-X, for the target
+  only (--from-username legacy --to-username migrator, --to-tls-ca ca.pem),
+  which win over --X. --credentials FILE reads the same settings from a YAML
+  file, so that no password is on the command line (chmod 600 it):
+
+      username: migrator          # both ends
+      password: s3cret
+      from:                       # the source only
+        username: legacy
+        password: old-s3cret
+      to:                         # the target only
+        tls_ca: /etc/cassandra/ca.pem
+        tls_cert: client.pem      # tls, tls_key, tls_server_name,
+        tls_key: client-key.pem   # tls_insecure_skip_verify too
+
+  Flags win over the file, and from:/to: over its top level. A Thrift
+  source logs in with login() (PasswordAuthenticator) and, with TLS, speaks
+  Thrift over TLS (client_encryption_options); a cql: target uses the
+  native protocol's PasswordAuthenticator and TLS.
+`
+
+// planConnUsage describes the connection flags of plan.
+const planConnUsage = `Connecting to a secured cluster (a thrift: source): --username, --password
+and the --tls flags (their --from- forms too), or --credentials FILE, a YAML
+file of the same settings (username, password, tls, tls_ca, tls_cert,
+tls_key, tls_server_name, tls_insecure_skip_verify; a from: section wins over
+the top level), so that no password is on the command line.
+`

@@ -72,11 +72,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel()}))
+	cfg.conn.warnCredentials(log)
 	src, err := openSource(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
+	warnUnlisted(ctx, src, log)
 	switch cmd {
 	case "plan":
 		return runPlan(ctx, cfg, src, stdout)
@@ -116,6 +118,8 @@ type config struct {
 	sampleRows     int
 	// now is --now; zero: the real clock.
 	now time.Time
+	// conn holds the login, TLS and routing flags of the two ends.
+	conn connFlags
 }
 
 // clock is the clock of the run: stopped at --now, else nil (the real
@@ -225,6 +229,8 @@ func parseFlags(cmd string, args []string, stderr io.Writer) (*config, error) {
 		fs.DurationVar(&c.tolerance, "tolerance", 2*time.Second, "how far a TTL may differ")
 		fs.IntVar(&c.examples, "examples", 10, "differences shown per family")
 	}
+	c.conn.register(fs, cmd != "plan")
+	fs.Usage = func() { commandUsage(fs, cmd, stderr) }
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -244,7 +250,36 @@ func parseFlags(cmd string, args []string, stderr io.Writer) (*config, error) {
 			return nil, err
 		}
 	}
+	if err := c.conn.check(c.from, c.to); err != nil {
+		return nil, fmt.Errorf("convert %s: %w", cmd, err)
+	}
 	return c, nil
+}
+
+// commandUsage prints the usage of a command: its flags, except the
+// per-end forms of the connection flags, which a paragraph describes.
+func commandUsage(fs *flag.FlagSet, cmd string, w io.Writer) {
+	switch cmd {
+	case "plan":
+		fmt.Fprintln(w, "usage: convert plan --from SRC [flags]")
+	default:
+		fmt.Fprintf(w, "usage: convert %s --from SRC --to DST [flags]\n", cmd)
+	}
+	shown := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	shown.SetOutput(w)
+	fs.VisitAll(func(f *flag.Flag) {
+		if !isPerEndFlag(f.Name) {
+			shown.Var(f.Value, f.Name, f.Usage)
+			shown.Lookup(f.Name).DefValue = f.DefValue
+		}
+	})
+	shown.PrintDefaults()
+	fmt.Fprintln(w)
+	if cmd == "plan" {
+		fmt.Fprint(w, planConnUsage)
+		return
+	}
+	fmt.Fprint(w, connUsage)
 }
 
 // options builds the pipeline options shared by every command.
