@@ -45,3 +45,9 @@ func (h *Handler) storageError(ctx context.Context, op string, err error) error 
 	h.log.ErrorContext(ctx, "storage failure", "op", op, "err", err)
 	return &cassandra.TimedOutException{}
 }
+
+// errSchemaStorage is what a client sees of a schema change the engine
+// failed to make for a reason of its own (logged by schemaError): the
+// schema methods declare no timeout, so it is an internal error, without
+// the engine's text.
+var errSchemaStorage = errors.New("the schema change could not be stored; see the server log")

@@ -2,11 +2,12 @@ package legacy
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"net"
 
 	"github.com/thriftbridge/thriftbridge/store"
-	"github.com/thriftbridge/thriftbridge/store/marshal"
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
@@ -204,7 +205,9 @@ func (h *Handler) SystemDropColumnFamily(ctx context.Context, cf string) (string
 
 // SystemUpdateColumnFamily implements system_update_column_family. The
 // family's type and comparators cannot change, except to a compatible
-// comparator (one that orders and accepts every existing name the same).
+// comparator (one that orders and accepts every existing name the same):
+// the engine refuses what its stored data could not be read back under
+// (store.CheckTableChange), and schemaError gives Cassandra's reasons.
 func (h *Handler) SystemUpdateColumnFamily(ctx context.Context, cf *cassandra.CfDef) (string, error) {
 	old, ok := h.engine.Catalog().Table(cf.Keyspace, cf.Name)
 	if !ok {
@@ -214,22 +217,12 @@ func (h *Handler) SystemUpdateColumnFamily(ctx context.Context, cf *cassandra.Cf
 	if err != nil {
 		return "", err
 	}
-	if def.Super != old.Def.Super {
-		return "", ire("types do not match.")
-	}
 	ks, _ := h.engine.Catalog().Keyspace(cf.Keyspace)
 	if err := checkIndexNames(ks, def); err != nil {
 		return "", err
 	}
-	newTable, err := store.NewTable(def, old.DataID)
-	if err != nil {
+	if _, err := store.NewTable(def, old.DataID); err != nil {
 		return "", ire(err.Error())
-	}
-	if !marshal.IsCompatibleWith(newTable.Comparator, old.Comparator) {
-		return "", ire("comparators do not match or are not compatible.")
-	}
-	if def.Super && !marshal.IsCompatibleWith(newTable.SubComparator, old.SubComparator) {
-		return "", ire("subcolumncomparators do not match or are not compatible.")
 	}
 	if err := h.engine.UpdateTable(ctx, def); err != nil {
 		return "", h.schemaError(ctx, err)
@@ -237,11 +230,43 @@ func (h *Handler) SystemUpdateColumnFamily(ctx context.Context, cf *cassandra.Cf
 	return h.schemaVersion(), nil
 }
 
-// schemaError maps a refused schema change.
+// schemaError maps a refused schema change. A change the engine failed
+// to make for a reason of its own is logged and answered as an internal
+// error without the engine's text (the schema methods declare no
+// timeout).
 func (h *Handler) schemaError(ctx context.Context, err error) error {
+	var incompatible *store.IncompatibleChangeError
 	switch {
+	case errors.As(err, &incompatible):
+		return ire(h.incompatibleChangeReason(incompatible))
 	case errors.Is(err, store.ErrExists), errors.Is(err, store.ErrNoKeyspace), errors.Is(err, store.ErrNoTable):
 		return ire(err.Error())
 	}
-	return h.storageError(ctx, "schema change", err)
+	var ie *cassandra.InvalidRequestException
+	if errors.As(err, &ie) {
+		return ie
+	}
+	h.log.ErrorContext(ctx, "schema change failed", "err", err)
+	return errSchemaStorage
+}
+
+// incompatibleChangeReason is Cassandra's reason for refusing a family
+// update (CFMetaData.validateCompatibility): the column type and the
+// counter flag are both part of what it calls the type.
+func (h *Handler) incompatibleChangeReason(e *store.IncompatibleChangeError) string {
+	switch e.Property {
+	case store.PropColumnType, store.PropCounter:
+		return "types do not match."
+	case store.PropComparator:
+		return "comparators do not match or are not compatible."
+	case store.PropSubComparator:
+		return "subcolumncomparators do not match or are not compatible."
+	case store.PropIndexedValidator:
+		name := hex.EncodeToString(e.Column)
+		if t, ok := h.engine.Catalog().Table(e.Keyspace, e.Table); ok {
+			name = t.Comparator.String(e.Column)
+		}
+		return fmt.Sprintf("Cannot change the validation class of indexed column %s from %s to %s: drop its index first", name, e.Old, e.New)
+	}
+	return e.Error()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"testing"
@@ -12,16 +13,18 @@ import (
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
-// failingEngine serves a fixed catalog and fails writes with the error it
-// is given. Other methods are not used.
+// failingEngine serves a fixed catalog and fails writes and family
+// updates with the errors it is given. Other methods are not used.
 type failingEngine struct {
 	store.Engine
-	cat      *store.Catalog
-	applyErr error
+	cat       *store.Catalog
+	applyErr  error
+	updateErr error
 }
 
-func (e *failingEngine) Catalog() *store.Catalog                   { return e.cat }
-func (e *failingEngine) Apply(context.Context, *store.Batch) error { return e.applyErr }
+func (e *failingEngine) Catalog() *store.Catalog                           { return e.cat }
+func (e *failingEngine) Apply(context.Context, *store.Batch) error         { return e.applyErr }
+func (e *failingEngine) UpdateTable(context.Context, store.TableDef) error { return e.updateErr }
 
 func newFailingEngine(t *testing.T) *failingEngine {
 	t.Helper()
@@ -83,6 +86,50 @@ func TestStorageFailuresAreTimeoutsWithoutLibraryText(t *testing.T) {
 			}
 			if !strings.Contains(logs.String(), "gave up") {
 				t.Errorf("the failure was not logged with its cause; logs:\n%s", logs.String())
+			}
+		})
+	}
+}
+
+// TestRefusedFamilyUpdateIsInvalidRequest: the engine's refusal of a
+// change its stored data depends on is answered InvalidRequestException
+// with Cassandra's reason; any other engine failure of a schema change is
+// an internal error without the engine's text.
+func TestRefusedFamilyUpdateIsInvalidRequest(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		err  error
+		ire  string // the reason; "" for an internal error
+	}{
+		{"comparator", &store.IncompatibleChangeError{Keyspace: "ks", Table: "Standard1", Property: store.PropComparator, Old: "LongType", New: "BytesType"},
+			"comparators do not match or are not compatible."},
+		{"subcomparator", &store.IncompatibleChangeError{Keyspace: "ks", Table: "Standard1", Property: store.PropSubComparator},
+			"subcolumncomparators do not match or are not compatible."},
+		{"column type", fmt.Errorf("update: %w", &store.IncompatibleChangeError{Keyspace: "ks", Table: "Standard1", Property: store.PropColumnType}),
+			"types do not match."},
+		{"counter", &store.IncompatibleChangeError{Keyspace: "ks", Table: "Standard1", Property: store.PropCounter},
+			"types do not match."},
+		{"indexed validator", &store.IncompatibleChangeError{Keyspace: "ks", Table: "Standard1", Property: store.PropIndexedValidator, Column: make([]byte, 8), Old: "LongType", New: "BytesType"},
+			"Cannot change the validation class of indexed column 0 from LongType to BytesType: drop its index first"},
+		{"storage failure", fmt.Errorf("persist schema: %w", errors.New(badgerConflictText)), ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newFailingEngine(t)
+			e.updateErr = c.err
+			h := NewHandler(e, HandlerConfig{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			cf := cassandra.NewCfDef()
+			cf.Keyspace, cf.Name, cf.ComparatorType = "ks", "Standard1", "LongType"
+			_, err := h.SystemUpdateColumnFamily(context.Background(), cf)
+			var ire *cassandra.InvalidRequestException
+			switch {
+			case c.ire != "":
+				if !errors.As(err, &ire) || ire.Why != c.ire {
+					t.Errorf("system_update_column_family: %v, want InvalidRequestException(%q)", err, c.ire)
+				}
+			case err == nil || errors.As(err, &ire):
+				t.Errorf("system_update_column_family: %v, want an internal error", err)
+			case strings.Contains(err.Error(), "Conflict"):
+				t.Errorf("the storage library's text reached the client: %v", err)
 			}
 		})
 	}

@@ -26,6 +26,8 @@ type Engine interface {
 	// CreateTable adds a family to an existing keyspace.
 	CreateTable(ctx context.Context, def TableDef) error
 	// UpdateTable replaces a family's definition (its id and data stay).
+	// It refuses a change the data already stored depends on (see
+	// CheckTableChange) with an *IncompatibleChangeError.
 	UpdateTable(ctx context.Context, def TableDef) error
 	// DropTable removes a family and its data.
 	DropTable(ctx context.Context, keyspace, name string) error

@@ -311,7 +311,10 @@ func (e *Engine) CreateTable(ctx context.Context, def store.TableDef) error {
 	})
 }
 
-// UpdateTable implements store.Engine. Columns that gain an index get it
+// UpdateTable implements store.Engine. It refuses, with an
+// *store.IncompatibleChangeError, a change the stored data could not be
+// read back under (store.CheckTableChange): the keys already written are
+// encodings of the old comparators. Columns that gain an index get it
 // built from the data already there; columns that lose one have their
 // entries dropped.
 func (e *Engine) UpdateTable(ctx context.Context, def store.TableDef) error {
@@ -328,6 +331,15 @@ func (e *Engine) UpdateTable(ctx context.Context, def store.TableDef) error {
 		def.ID = d.Tables[i].Def.ID
 		next, err := store.NewTable(def, d.Tables[i].DataID)
 		if err != nil {
+			return err
+		}
+		// Checked against the definition as persisted, under the schema
+		// lock: the one the stored data was written with.
+		current, err := store.NewTable(d.Tables[i].Def, d.Tables[i].DataID)
+		if err != nil {
+			return err
+		}
+		if err := store.CheckTableChange(current, next); err != nil {
 			return err
 		}
 		if old != nil {
