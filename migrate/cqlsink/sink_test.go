@@ -80,7 +80,10 @@ func testSource() *sliceSource {
 // counting twice, and refuses a table of another shape.
 func TestSinkAgainstCluster(t *testing.T) {
 	for _, c := range testcluster.Require(t, "the gocql sink test") {
-		t.Run(c.Name, func(t *testing.T) { sinkAgainstCluster(t, c.Hosts) })
+		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel() // the servers are independent
+			sinkAgainstCluster(t, c.Hosts)
+		})
 	}
 }
 
