@@ -24,6 +24,8 @@ const (
 	benchConcurrency = 8
 	benchEpoch       = 1_700_000_000
 	benchTTL         = 86400
+	// benchRounds is how many phases each writer's rows are cut into.
+	benchRounds = 6
 )
 
 // benchNow is the clock of the benchmark's conversions: every tenth cell
@@ -93,8 +95,9 @@ func benchRow(r int) (string, []benchCell) {
 // source, as convert data runs it) and through gocql directly the way a
 // hand-written loader would (one unlogged batch per partition, native Go
 // values, the same number of batches in flight and the same consistency).
-// The two alternate in the order sink, raw, raw, sink, each phase on rows
-// not written before, so that a server warming up, compacting or serving
+// The two alternate in the order sink, raw, raw, sink, sink, raw... (each
+// writer's rows cut into benchRounds phases, each phase on rows not
+// written before), so that a server warming up, compacting or serving
 // other clients in the meantime weighs on both alike. It reports both
 // rates in cells per second, the sink's share of the raw rate (the goal is
 // at least 0.8), and the client's CPU time per cell of each.
@@ -139,7 +142,6 @@ func sinkVersusRawGocql(b *testing.B, hosts []string) {
 	b.Run("rows", func(b *testing.B) {
 		b.StopTimer()
 		rows := b.N/benchRowCells + 1
-		half := [2]int{rows / 2, rows - rows/2}
 		var sinkTime, rawTime, sinkCPU, rawCPU time.Duration
 		sinkPhase := func(n int) {
 			ts := &timedSink{Sink: sink}
@@ -165,10 +167,18 @@ func sinkVersusRawGocql(b *testing.B, hosts []string) {
 			rawCPU += cpuTime() - cpu
 			next += n
 		}
-		sinkPhase(half[0])
-		rawPhase(half[0])
-		rawPhase(half[1])
-		sinkPhase(half[1])
+		for i := range benchRounds {
+			n := rows/benchRounds + btoi(i < rows%benchRounds)
+			switch {
+			case n == 0:
+			case i%2 == 0:
+				sinkPhase(n)
+				rawPhase(n)
+			default:
+				rawPhase(n)
+				sinkPhase(n)
+			}
+		}
 
 		cells := float64(rows * benchRowCells)
 		sinkRate, rawRate := cells/sinkTime.Seconds(), cells/rawTime.Seconds()
@@ -178,6 +188,13 @@ func sinkVersusRawGocql(b *testing.B, hosts []string) {
 		b.ReportMetric(float64(sinkCPU.Nanoseconds())/cells, "sink-cpu-ns/cell")
 		b.ReportMetric(float64(rawCPU.Nanoseconds())/cells, "raw-cpu-ns/cell")
 	})
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // timedSink notes the time and the process's CPU time at its first Write.
