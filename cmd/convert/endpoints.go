@@ -17,7 +17,7 @@ import (
 	"strings"
 
 	"github.com/gocql/gocql"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/thriftbridge/thriftbridge/migrate"
 	"github.com/thriftbridge/thriftbridge/migrate/cqlsink"
