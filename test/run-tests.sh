@@ -12,9 +12,11 @@
 # cluster-backed tests skip with a loud "!!! SKIPPED" line and everything
 # else still runs.
 #
+# Every test runs under the race detector.
+#
 # Environment: THRIFTBRIDGE_CASSANDRA (on|off, default on), GO (go),
-# GO_TEST_FLAGS (extra flags for go test), CASSANDRA_NODES (the nodes to
-# start, default "ref bop auth target").
+# GO_TEST_FLAGS (flags for go test, default -race), CASSANDRA_NODES (the
+# nodes to start, default "ref bop auth target").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -60,7 +62,7 @@ fi
 # One package at a time: the cluster-backed packages share the nodes.
 start=$SECONDS
 # shellcheck disable=SC2086
-"$go_cmd" test -count=1 -timeout 30m -p 1 ${GO_TEST_FLAGS:-} ./... || status=1
+"$go_cmd" test -count=1 -timeout 30m -p 1 ${GO_TEST_FLAGS--race} ./... || status=1
 echo "test: go test took $((SECONDS - start))s"
 
 start=$SECONDS
