@@ -1,7 +1,6 @@
 package legacy
 
 import (
-	"bytes"
 	"context"
 
 	"github.com/thriftbridge/thriftbridge/store"
@@ -36,7 +35,7 @@ func (h *Handler) Cas(ctx context.Context, key []byte, cf string, expected, upda
 		}
 		ops = append(ops, putOp(t, nil, c))
 	}
-	var names [][]byte
+	cond := &store.Condition{RowEmpty: len(expected) == 0}
 	for _, c := range expected {
 		if c == nil {
 			return nil, ire("expected columns must not be null")
@@ -44,7 +43,8 @@ func (h *Handler) Cas(ctx context.Context, key []byte, cf string, expected, upda
 		if err := validateName(t, nil, c.Name); err != nil {
 			return nil, err
 		}
-		names = append(names, c.Name)
+		// An expected column without a value must be absent.
+		cond.Columns = append(cond.Columns, store.ExpectedColumn{Name: c.Name, Value: c.Value, Absent: c.Value == nil})
 	}
 	if serialCL != cassandra.ConsistencyLevel_SERIAL && serialCL != cassandra.ConsistencyLevel_LOCAL_SERIAL {
 		return nil, iref("Invalid consistency for conditional update. Must be one of SERIAL or LOCAL_SERIAL")
@@ -55,33 +55,9 @@ func (h *Handler) Cas(ctx context.Context, key []byte, cf string, expected, upda
 	if err := knownConsistency(commitCL); err != nil {
 		return nil, err
 	}
-	check := &store.SliceQuery{Names: names}
-	if len(expected) == 0 {
-		// The row must be empty: one live column is enough to refuse.
-		check = &store.SliceQuery{Count: 1}
-	}
-	cond := func(cur *store.SliceResult) bool {
-		if len(expected) == 0 {
-			return len(cur.Cells) == 0
-		}
-		for _, e := range expected {
-			c := findCell(t, cur.Cells, e.Name)
-			if e.Value == nil {
-				// An expected column without a value must be absent.
-				if c != nil {
-					return false
-				}
-				continue
-			}
-			if c == nil || !bytes.Equal(c.Value, e.Value) {
-				return false
-			}
-		}
-		return true
-	}
 	var current store.SliceResult
 	m := &store.RowMutation{Table: t, Key: key, Ops: ops}
-	applied, err := h.engine.ApplyIf(ctx, m, check, cond, &current)
+	applied, err := h.engine.ApplyIf(ctx, m, cond, &current)
 	if err != nil {
 		return nil, h.storageError(ctx, "cas", err)
 	}
@@ -89,13 +65,4 @@ func (h *Handler) Cas(ctx context.Context, key []byte, cf string, expected, upda
 		return &cassandra.CASResult_{Success: true}, nil
 	}
 	return &cassandra.CASResult_{Success: false, CurrentValues: columns(current.Cells)}, nil
-}
-
-func findCell(t *store.Table, cells []store.Cell, name []byte) *store.Cell {
-	for i := range cells {
-		if t.Comparator.Compare(cells[i].Name, name) == 0 {
-			return &cells[i]
-		}
-	}
-	return nil
 }

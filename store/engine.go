@@ -61,11 +61,14 @@ type Engine interface {
 	// callers check the row itself.
 	IndexLookup(ctx context.Context, t *Table, column, value []byte, rows *ScanQuery, visit func(key []byte) (bool, error)) error
 
-	// ApplyIf reads what check selects in one row and, if cond accepts
-	// it, applies m; the read, the decision and the write are one
-	// serialisable transaction. It reports whether m was applied and
-	// leaves what was read in current.
-	ApplyIf(ctx context.Context, m *RowMutation, check *SliceQuery, cond func(current *SliceResult) bool, current *SliceResult) (bool, error)
+	// ApplyIf applies m if cond holds for m's row (a Standard family's);
+	// reading the row, deciding and writing are one serialisable step:
+	// no other write of the row comes between them. It reports whether m
+	// was applied and leaves in current the cells the condition looked at
+	// (what cond.Reads selects: the live expected columns, or the first
+	// live cell of the row for RowEmpty). A condition that fails
+	// cond.Validate is refused with an error wrapping ErrBadCondition.
+	ApplyIf(ctx context.Context, m *RowMutation, cond *Condition, current *SliceResult) (bool, error)
 
 	// Close flushes and closes the store.
 	Close() error

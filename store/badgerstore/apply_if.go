@@ -19,10 +19,14 @@ const casSentinelTTL = time.Minute
 // transaction, which holds the row's lock: no other writer of the row runs
 // meanwhile, and Badger's conflict detection would still catch one that
 // did not take the lock.
-func (e *Engine) ApplyIf(ctx context.Context, m *store.RowMutation, check *store.SliceQuery, cond func(*store.SliceResult) bool, current *store.SliceResult) (bool, error) {
+func (e *Engine) ApplyIf(ctx context.Context, m *store.RowMutation, cond *store.Condition, current *store.SliceResult) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
+	if err := cond.Validate(m.Table); err != nil {
+		return false, err
+	}
+	check := cond.Reads()
 	rp, _ := e.rowPrefix(nil, m.Table, m.Key)
 	unlock := e.rowLocks.lockRow(rp)
 	defer unlock()
@@ -47,10 +51,10 @@ func (e *Engine) ApplyIf(ctx context.Context, m *store.RowMutation, check *store
 		if err := r.loadRow(); err != nil {
 			return err
 		}
-		if err := r.slice(check, current); err != nil {
+		if err := r.slice(&check, current); err != nil {
 			return err
 		}
-		if !cond(current) {
+		if !cond.Holds(m.Table, current.Cells) {
 			return nil
 		}
 		w := e.newWriter(txn)

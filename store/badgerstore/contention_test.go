@@ -124,12 +124,11 @@ func TestManyConditionalWritersNeverConflict(t *testing.T) {
 				// The value doubles as the timestamp: applied writes are
 				// serial, so each one wins over the one it replaces.
 				m := &store.RowMutation{Table: tb, Key: []byte("cas"), Ops: []store.Op{put("v", string(next), int64(binary.BigEndian.Uint64(next)))}}
-				ok, err := f.e.ApplyIf(context.Background(), m, &store.SliceQuery{Names: [][]byte{[]byte("v")}, Count: 1}, func(r *store.SliceResult) bool {
-					if len(r.Cells) == 0 {
-						return bytes.Equal(expect, enc(0))
-					}
-					return bytes.Equal(r.Cells[0].Value, expect)
-				}, &cur)
+				want := store.ExpectedColumn{Name: []byte("v"), Value: expect}
+				if bytes.Equal(expect, enc(0)) {
+					want = store.ExpectedColumn{Name: []byte("v"), Absent: true}
+				}
+				ok, err := f.e.ApplyIf(context.Background(), m, &store.Condition{Columns: []store.ExpectedColumn{want}}, &cur)
 				if err != nil {
 					errs <- fmt.Errorf("worker %d attempt %d: %w", w, i, err)
 					return
