@@ -209,7 +209,7 @@ func (h *Handler) SystemDropColumnFamily(ctx context.Context, cf string) (string
 // the engine refuses what its stored data could not be read back under
 // (store.CheckTableChange), and schemaError gives Cassandra's reasons.
 func (h *Handler) SystemUpdateColumnFamily(ctx context.Context, cf *cassandra.CfDef) (string, error) {
-	old, ok := h.engine.Catalog().Table(cf.Keyspace, cf.Name)
+	_, ok := h.engine.Catalog().Table(cf.Keyspace, cf.Name)
 	if !ok {
 		return "", ire("Could not find table definition to modify.")
 	}
@@ -221,7 +221,7 @@ func (h *Handler) SystemUpdateColumnFamily(ctx context.Context, cf *cassandra.Cf
 	if err := checkIndexNames(ks, def); err != nil {
 		return "", err
 	}
-	if _, err := store.NewTable(def, old.DataID); err != nil {
+	if _, err := store.NewTable(def); err != nil {
 		return "", ire(err.Error())
 	}
 	if err := h.engine.UpdateTable(ctx, def); err != nil {

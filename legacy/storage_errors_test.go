@@ -34,7 +34,7 @@ func newFailingEngine(t *testing.T) *failingEngine {
 		{Keyspace: "ks", Name: "Standard1", Comparator: "LongType"},
 	} {
 		def.ID = int32(1000 + i)
-		tb, err := store.NewTable(def, uint32(i+1))
+		tb, err := store.NewTable(def)
 		if err != nil {
 			t.Fatal(err)
 		}

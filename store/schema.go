@@ -107,14 +107,15 @@ type Table struct {
 	// indexed holds the comparator keys of the indexed columns.
 	indexed map[string]bool
 
-	// DataID is the storage prefix of the family's data. It changes when
-	// the family is truncated, so old data vanishes atomically.
-	DataID uint32
+	// Backend is what the engine that publishes the table keeps with it
+	// (where its data lives, prepared statements): opaque to everyone
+	// else, and nil in a Table built by NewTable.
+	Backend any
 }
 
 // NewTable resolves the types of a definition.
-func NewTable(def TableDef, dataID uint32) (*Table, error) {
-	t := &Table{Def: def, DataID: dataID}
+func NewTable(def TableDef) (*Table, error) {
+	t := &Table{Def: def}
 	var err error
 	if t.Comparator, err = marshal.Parse(def.Comparator); err != nil {
 		return nil, fmt.Errorf("table %s.%s comparator: %w", def.Keyspace, def.Name, err)

@@ -29,6 +29,11 @@ func (e *Engine) Apply(ctx context.Context, b *store.Batch) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	for i := range b.Rows {
+		if err := checkTable(b.Rows[i].Table); err != nil {
+			return err
+		}
+	}
 	if b.Atomic {
 		err := e.applyWithRetry(ctx, b.Rows)
 		if errors.Is(err, badger.ErrTxnTooBig) {

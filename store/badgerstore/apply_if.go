@@ -23,6 +23,9 @@ func (e *Engine) ApplyIf(ctx context.Context, m *store.RowMutation, cond *store.
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
+	if err := checkTable(m.Table); err != nil {
+		return false, err
+	}
 	if err := cond.Validate(m.Table); err != nil {
 		return false, err
 	}

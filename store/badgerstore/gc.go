@@ -62,7 +62,7 @@ func (e *Engine) CollectGarbage(ctx context.Context) (GCStats, error) {
 	tables := map[uint32]*store.Table{}
 	for _, ks := range e.Catalog().Keyspaces {
 		for _, t := range ks.Tables {
-			tables[t.DataID] = t
+			tables[dataIDOf(t)] = t
 		}
 	}
 	var markers [][]byte
@@ -82,7 +82,7 @@ func (e *Engine) CollectGarbage(ctx context.Context) (GCStats, error) {
 			return stats, err
 		}
 		rp := append([]byte{nsData}, m[1:]...)
-		t := tables[dataIDOf(rp)]
+		t := tables[rowDataID(rp)]
 		done := true
 		if t != nil {
 			stats.Rows++
@@ -106,7 +106,7 @@ func (e *Engine) CollectGarbage(ctx context.Context) (GCStats, error) {
 	return stats, nil
 }
 
-func dataIDOf(rp []byte) uint32 {
+func rowDataID(rp []byte) uint32 {
 	return uint32(rp[1])<<24 | uint32(rp[2])<<16 | uint32(rp[3])<<8 | uint32(rp[4])
 }
 

@@ -24,7 +24,7 @@ const nsIndex byte = 0x04
 
 func indexPrefix(dst []byte, t *store.Table, column []byte) []byte {
 	dst = append(dst, nsIndex)
-	dst = binary.BigEndian.AppendUint32(dst, t.DataID)
+	dst = binary.BigEndian.AppendUint32(dst, dataIDOf(t))
 	return t.Comparator.AppendKey(dst, column)
 }
 
@@ -59,11 +59,14 @@ func (w *writer) updateIndex(rp []byte, t *store.Table, column []byte, old, rec 
 
 // IndexLookup implements store.Engine.
 func (e *Engine) IndexLookup(ctx context.Context, t *store.Table, column, value []byte, rows *store.ScanQuery, visit func(key []byte) (bool, error)) error {
+	if err := checkTable(t); err != nil {
+		return err
+	}
 	if !t.IndexedColumn(column) {
 		return fmt.Errorf("%s.%s column %x: %w", t.Def.Keyspace, t.Def.Name, column, store.ErrNotIndexed)
 	}
 	prefix := t.ValueValidator(column).AppendKey(indexPrefix(nil, t, column), value)
-	tp := appendTablePrefix(nil, t.DataID)
+	tp := appendTablePrefix(nil, dataIDOf(t))
 	// Row bounds, translated from the data layout to the entries'.
 	start := append(append([]byte{}, prefix...), e.scanBound(tp, t, &rows.Start, true)[tablePrefixLen:]...)
 	endBound := e.scanBound(tp, t, &rows.End, false)

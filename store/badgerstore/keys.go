@@ -3,6 +3,7 @@ package badgerstore
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"fmt"
 
 	"github.com/thriftbridge/thriftbridge/store"
 )
@@ -49,6 +50,45 @@ const (
 	tablePrefixLen = 5
 )
 
+// tableState is what the engine keeps with every store.Table it publishes
+// (Table.Backend): where the family's data lives.
+type tableState struct {
+	// dataID is the storage prefix of the family's data. It changes when
+	// the family is truncated, so old data vanishes atomically, and
+	// requests that still hold the table from an older catalog keep
+	// reading and writing the data they started with.
+	dataID uint32
+}
+
+// newTable resolves a persisted family definition stored under dataID.
+func newTable(def store.TableDef, dataID uint32) (*store.Table, error) {
+	t, err := store.NewTable(def)
+	if err != nil {
+		return nil, err
+	}
+	t.Backend = &tableState{dataID: dataID}
+	return t, nil
+}
+
+// dataIDOf is the data id of a family this engine published (checkTable
+// has accepted it).
+func dataIDOf(t *store.Table) uint32 {
+	return t.Backend.(*tableState).dataID
+}
+
+// checkTable refuses a table this engine did not publish (one built by
+// store.NewTable, or another engine's): the Engine contract takes tables
+// from the engine's own catalog.
+func checkTable(t *store.Table) error {
+	if t == nil {
+		return fmt.Errorf("no table: %w", store.ErrNoTable)
+	}
+	if _, ok := t.Backend.(*tableState); !ok {
+		return fmt.Errorf("table %s.%s does not come from this engine's catalog: %w", t.Def.Keyspace, t.Def.Name, store.ErrNoTable)
+	}
+	return nil
+}
+
 // appendTablePrefix appends the data namespace prefix of a family.
 func appendTablePrefix(dst []byte, dataID uint32) []byte {
 	dst = append(dst, nsData)
@@ -58,7 +98,7 @@ func appendTablePrefix(dst []byte, dataID uint32) []byte {
 // rowPrefix builds the key prefix of a row and reports whether the row key
 // was too long to be kept whole in it.
 func (e *Engine) rowPrefix(dst []byte, t *store.Table, key []byte) (prefix []byte, cut bool) {
-	dst = appendTablePrefix(dst, t.DataID)
+	dst = appendTablePrefix(dst, dataIDOf(t))
 	start := len(dst)
 	dst = e.part.AppendRowKey(dst, key)
 	if len(dst)-start+tablePrefixLen < maxRowPrefix {

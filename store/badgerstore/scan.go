@@ -15,7 +15,10 @@ func (e *Engine) Scan(ctx context.Context, t *store.Table, q *store.ScanQuery, o
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	tp := appendTablePrefix(nil, t.DataID)
+	if err := checkTable(t); err != nil {
+		return err
+	}
+	tp := appendTablePrefix(nil, dataIDOf(t))
 	start := e.scanBound(tp, t, &q.Start, true)
 	end := e.scanBound(tp, t, &q.End, false)
 	if bytes.Compare(start, end) >= 0 {

@@ -84,7 +84,7 @@ func buildCatalog(docs map[string]*keyspaceDoc) (*store.Catalog, error) {
 		d := docs[n]
 		ks := &store.Keyspace{Def: d.Def, Tables: make(map[string]*store.Table, len(d.Tables))}
 		for _, td := range d.Tables {
-			t, err := store.NewTable(td.Def, td.DataID)
+			t, err := newTable(td.Def, td.DataID)
 			if err != nil {
 				return nil, err
 			}
@@ -234,7 +234,7 @@ func (c *schemaTxn) addTable(d *keyspaceDoc, def store.TableDef) error {
 	def.ID = c.meta.NextTableID
 	c.meta.NextTableID++
 	dataID := c.newDataID()
-	if _, err := store.NewTable(def, dataID); err != nil {
+	if _, err := newTable(def, dataID); err != nil {
 		return err
 	}
 	d.Tables = append(d.Tables, tableDoc{Def: def, DataID: dataID})
@@ -329,17 +329,17 @@ func (e *Engine) UpdateTable(ctx context.Context, def store.TableDef) error {
 			return err
 		}
 		def.ID = d.Tables[i].Def.ID
-		next, err := store.NewTable(def, d.Tables[i].DataID)
+		next, err := newTable(def, d.Tables[i].DataID)
 		if err != nil {
 			return err
 		}
 		// Checked against the definition as persisted, under the schema
 		// lock: the one the stored data was written with.
-		current, err := store.NewTable(d.Tables[i].Def, d.Tables[i].DataID)
+		current, err := newTable(d.Tables[i].Def, d.Tables[i].DataID)
 		if err != nil {
 			return err
 		}
-		if err := store.CheckTableChange(current, next); err != nil {
+		if err := store.CheckTableChange(current, next, sameKeyEncoding); err != nil {
 			return err
 		}
 		if old != nil {

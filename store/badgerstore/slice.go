@@ -107,6 +107,9 @@ func (e *Engine) Slice(ctx context.Context, t *store.Table, key []byte, q *store
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if err := checkTable(t); err != nil {
+		return err
+	}
 	txn := e.db.NewTransaction(false)
 	defer txn.Discard()
 	r, err := e.newReader(txn, t, key)
@@ -139,6 +142,9 @@ func (r *reader) cursor(prefix, lower, upper []byte, reverse bool) *cursor {
 // Count implements store.Engine.
 func (e *Engine) Count(ctx context.Context, t *store.Table, key []byte, q *store.SliceQuery) (int, error) {
 	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if err := checkTable(t); err != nil {
 		return 0, err
 	}
 	txn := e.db.NewTransaction(false)

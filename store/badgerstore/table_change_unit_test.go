@@ -1,4 +1,4 @@
-package store
+package badgerstore
 
 import (
 	"testing"
@@ -7,7 +7,8 @@ import (
 )
 
 // TestStoredValuesReadable: a type may replace another under stored data
-// only if Cassandra deems it compatible and it encodes values alike.
+// only if Cassandra deems it compatible and it encodes values alike (what
+// UpdateTable asks of store.CheckTableChange).
 func TestStoredValuesReadable(t *testing.T) {
 	for _, c := range []struct {
 		previous, next string
@@ -36,8 +37,8 @@ func TestStoredValuesReadable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := StoredValuesReadable(next, prev); got != c.want {
-			t.Errorf("StoredValuesReadable(%s, %s) = %v, want %v", c.next, c.previous, got, c.want)
+		if got := marshal.IsCompatibleWith(next, prev) && sameKeyEncoding(next, prev); got != c.want {
+			t.Errorf("readable(%s, %s) = %v, want %v", c.next, c.previous, got, c.want)
 		}
 	}
 }
