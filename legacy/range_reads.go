@@ -35,26 +35,30 @@ func (h *Handler) GetRangeSlices(ctx context.Context, parent *cassandra.ColumnPa
 	if err := validateForRead(cl); err != nil {
 		return nil, err
 	}
-	q := sliceQuery(t, parent, p)
+	var exprs []store.Expression
 	if filter != nil {
-		return h.filteredRangeSlices(ctx, t, rr, q, filter, int(r.Count))
+		exprs = filter.exprs
 	}
-	return h.rangeSlices(ctx, t, rr, q, int(r.Count))
+	return h.rangeSlices(ctx, "get_range_slices", t, rr, sliceQuery(t, parent, p), exprs, int(r.Count))
 }
 
-// rangeSlices reads up to maxRows rows of a range.
-func (h *Handler) rangeSlices(ctx context.Context, t *store.Table, rr *rowRange, q *store.SliceQuery, maxRows int) ([]*cassandra.KeySlice, error) {
+// rangeSlices reads up to maxRows rows of a range, with what q selects in
+// each, in partitioner order: one engine scan per part of the range. With
+// a filter, only the rows that match it (evaluated by the engine, on the
+// row itself, so stale index entries never leak).
+func (h *Handler) rangeSlices(ctx context.Context, op string, t *store.Table, rr *rowRange, q *store.SliceQuery, filter []store.Expression, maxRows int) ([]*cassandra.KeySlice, error) {
 	var out []*cassandra.KeySlice
 	var res store.SliceResult
 	for i := range rr.scans {
 		scan := rr.scans[i]
 		scan.Slice = *q
+		scan.Filter = filter
 		err := h.engine.Scan(ctx, t, &scan, &res, func(key []byte) (bool, error) {
 			out = append(out, &cassandra.KeySlice{Key: append([]byte(nil), key...), Columns: thriftify(t, &res)})
 			return len(out) < maxRows, nil
 		})
 		if err != nil {
-			return nil, h.storageError(ctx, "get_range_slices", err)
+			return nil, h.storageError(ctx, op, err)
 		}
 		if len(out) >= maxRows {
 			break
@@ -93,29 +97,25 @@ func (h *Handler) GetPagedSlice(ctx context.Context, cf string, r *cassandra.Key
 			return nil, err
 		}
 	}
+	// Each scan is one engine call that fills a page of r.Count cells: the
+	// first row from start_column on, each row with what is left of the
+	// budget, so a wide row is never read whole.
 	budget := int(r.Count)
 	var out []*cassandra.KeySlice
-	var keys, res store.SliceResult
+	var res store.SliceResult
 	first := true
 	for i := range rr.scans {
-		// The scan only enumerates rows; each row is then read with what
-		// is left of the budget, so a wide row is never read whole.
 		scan := rr.scans[i]
-		err := h.engine.Scan(ctx, t, &scan, &keys, func(key []byte) (bool, error) {
-			q := &store.SliceQuery{Count: budget}
-			if first {
-				q.Start = startColumn
-				first = false
-			}
-			// Clear, not Reset: earlier rows' columns still point into res.
-			res.Clear()
-			if err := h.engine.Slice(ctx, t, key, q, &res); err != nil {
-				return false, err
-			}
+		scan.PageCells = budget
+		if first {
+			scan.PageStart = startColumn
+		}
+		err := h.engine.Scan(ctx, t, &scan, &res, func(key []byte) (bool, error) {
+			first = false
 			cols := thriftify(t, &res)
 			budget -= len(cols)
 			out = append(out, &cassandra.KeySlice{Key: append([]byte(nil), key...), Columns: cols})
-			return budget > 0, nil
+			return true, nil
 		})
 		if err != nil {
 			return nil, h.storageError(ctx, "get_paged_slice", err)

@@ -48,18 +48,15 @@ type Engine interface {
 	Count(ctx context.Context, t *Table, key []byte, q *SliceQuery) (int, error)
 
 	// Scan walks the rows of a range in partitioner order. For each row
-	// that exists (has live cells or tombstones: deleted rows show up
-	// empty, as Cassandra's "range ghosts") it clears out, fills it with
-	// what q.Slice selects and calls visit with the row key, which is
-	// valid during the call only. Bytes in out stay valid until out is
-	// Reset. visit returns false to stop.
+	// it visits, it clears out, fills it with what q.Slice selects and
+	// calls visit with the row key, which is valid during the call only.
+	// Bytes in out stay valid until out is Reset. visit returns false to
+	// stop. It visits every row that exists: rows with live cells and,
+	// with Capabilities.RangeGhosts, rows that hold only tombstones
+	// (deleted rows show up empty, as Cassandra's "range ghosts"). With
+	// q.Filter it visits only the rows that match; with q.PageCells it
+	// stops when the page is full (see ScanQuery).
 	Scan(ctx context.Context, t *Table, q *ScanQuery, out *SliceResult, visit func(key []byte) (bool, error)) error
-
-	// IndexLookup visits, in partitioner order, the keys of the rows of
-	// the range whose indexed column held value when it was written.
-	// Entries may be stale (the cell since deleted, expired or changed):
-	// callers check the row itself.
-	IndexLookup(ctx context.Context, t *Table, column, value []byte, rows *ScanQuery, visit func(key []byte) (bool, error)) error
 
 	// ApplyIf applies m if cond holds for m's row (a Standard family's);
 	// reading the row, deciding and writing are one serialisable step:
@@ -73,9 +70,6 @@ type Engine interface {
 	// Close flushes and closes the store.
 	Close() error
 }
-
-// ErrNotIndexed reports an index lookup on a column without an index.
-var ErrNotIndexed = errors.New("column is not indexed")
 
 // ErrBatchTooLarge reports a batch that cannot be applied in one
 // transaction.

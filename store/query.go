@@ -130,4 +130,23 @@ type RowBound struct {
 type ScanQuery struct {
 	Start, End RowBound
 	Slice      SliceQuery
+
+	// Filter, when not empty, keeps only the rows whose own live cells
+	// satisfy every expression (see MatchFilter): the others, range
+	// ghosts included, are not visited. Filtering is the engine's work,
+	// so a filtered page costs one call; an engine with KEYS indexes finds
+	// the rows of an EQ expression on an indexed column through the index
+	// (IndexedExpression), and still checks every expression on the row
+	// itself, so stale index entries never leak.
+	Filter []Expression
+
+	// PageCells, when positive, is a budget of cells for the whole scan
+	// (in the units of Slice.Count: cells, or whole super columns): each
+	// row's slice takes at most what is left of it, in place of
+	// Slice.Count, and the scan ends once it is spent. A wide row is cut
+	// where the budget runs out, for the next page to resume in it.
+	PageCells int
+	// PageStart, with PageCells, replaces Slice.Start in the first row
+	// visited: the page resumes inside that row.
+	PageStart []byte
 }

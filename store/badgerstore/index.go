@@ -57,49 +57,41 @@ func (w *writer) updateIndex(rp []byte, t *store.Table, column []byte, old, rec 
 	return nil
 }
 
-// IndexLookup implements store.Engine.
-func (e *Engine) IndexLookup(ctx context.Context, t *store.Table, column, value []byte, rows *store.ScanQuery, visit func(key []byte) (bool, error)) error {
-	if err := checkTable(t); err != nil {
-		return err
-	}
-	if !t.IndexedColumn(column) {
-		return fmt.Errorf("%s.%s column %x: %w", t.Def.Keyspace, t.Def.Name, column, store.ErrNotIndexed)
-	}
-	prefix := t.ValueValidator(column).AppendKey(indexPrefix(nil, t, column), value)
+// indexScan visits, in partitioner order, the rows of the range whose
+// index entries for ix's column hold ix's value. Entries may be stale (the
+// cell since deleted, expired or changed): the row visitor checks the
+// filter on the row itself.
+func (e *Engine) indexScan(ctx context.Context, txn *badger.Txn, t *store.Table, q *store.ScanQuery, ix *store.Expression, s *rowVisitor) error {
+	prefix := t.ValueValidator(ix.Column).AppendKey(indexPrefix(nil, t, ix.Column), ix.Value)
 	tp := appendTablePrefix(nil, dataIDOf(t))
 	// Row bounds, translated from the data layout to the entries'.
-	start := append(append([]byte{}, prefix...), e.scanBound(tp, t, &rows.Start, true)[tablePrefixLen:]...)
-	endBound := e.scanBound(tp, t, &rows.End, false)
+	start := append(append([]byte{}, prefix...), e.scanBound(tp, t, &q.Start, true)[tablePrefixLen:]...)
+	endBound := e.scanBound(tp, t, &q.End, false)
 	var end []byte
 	if bytes.Equal(endBound, prefixEnd(tp)) {
 		end = prefixEndAll(prefix)
 	} else {
 		end = append(append([]byte{}, prefix...), endBound[tablePrefixLen:]...)
 	}
-	txn := e.db.NewTransaction(false)
-	defer txn.Discard()
 	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 	defer it.Close()
-	var keyBuf []byte
-	n := 0
+	r := &reader{txn: txn, t: t, now: e.nowSeconds()}
+	var dataKey, keyBuf []byte
 	for it.Seek(start); it.Valid(); it.Next() {
 		k := it.Item().Key()
 		if end != nil && bytes.Compare(k, end) >= 0 {
 			return nil
 		}
-		key, _, err := e.part.DecodeRowKey(keyBuf[:0], k[len(prefix):])
+		// The entry ends with the row prefix without its table part.
+		dataKey = append(append(dataKey[:0], tp...), k[len(prefix):]...)
+		rp, key, err := e.splitRow(txn, keyBuf[:0], dataKey)
 		if err != nil {
 			return fmt.Errorf("index entry %x: %w", k, err)
 		}
 		keyBuf = key
-		more, err := visit(key)
-		if err != nil || !more {
+		r.rp = append(r.rp[:0], rp...)
+		if more, err := s.row(ctx, r, key); err != nil || !more {
 			return err
-		}
-		if n++; n%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
 		}
 	}
 	return nil

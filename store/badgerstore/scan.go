@@ -10,7 +10,8 @@ import (
 	"github.com/thriftbridge/thriftbridge/store"
 )
 
-// Scan implements store.Engine.
+// Scan implements store.Engine. An EQ filter on an indexed column walks
+// the index entries of the range instead of the rows (see indexScan).
 func (e *Engine) Scan(ctx context.Context, t *store.Table, q *store.ScanQuery, out *store.SliceResult, visit func(key []byte) (bool, error)) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -18,20 +19,23 @@ func (e *Engine) Scan(ctx context.Context, t *store.Table, q *store.ScanQuery, o
 	if err := checkTable(t); err != nil {
 		return err
 	}
+	txn := e.db.NewTransaction(false)
+	defer txn.Discard()
+	s := newRowVisitor(t, q, out, visit)
+	if ix := store.IndexedExpression(t, q.Filter); ix != nil && !t.Def.Super {
+		return e.indexScan(ctx, txn, t, q, ix, s)
+	}
 	tp := appendTablePrefix(nil, dataIDOf(t))
 	start := e.scanBound(tp, t, &q.Start, true)
 	end := e.scanBound(tp, t, &q.End, false)
 	if bytes.Compare(start, end) >= 0 {
 		return nil
 	}
-	txn := e.db.NewTransaction(false)
-	defer txn.Discard()
 	it := txn.NewIterator(badger.IteratorOptions{Prefix: tp})
 	defer it.Close()
 
 	r := &reader{txn: txn, t: t, now: e.nowSeconds(), fwd: it}
 	var keyBuf []byte
-	rows := 0
 	for it.Seek(start); it.Valid(); {
 		k := it.Item().Key()
 		if bytes.Compare(k, end) >= 0 {
@@ -43,25 +47,84 @@ func (e *Engine) Scan(ctx context.Context, t *store.Table, q *store.ScanQuery, o
 		}
 		keyBuf = rowKey
 		r.rp = append(r.rp[:0], rp...)
-		if err := r.loadRow(); err != nil {
+		if more, err := s.row(ctx, r, rowKey); err != nil || !more {
 			return err
-		}
-		out.Clear()
-		if err := r.slice(&q.Slice, out); err != nil {
-			return err
-		}
-		more, err := visit(rowKey)
-		if err != nil || !more {
-			return err
-		}
-		if rows++; rows%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
 		}
 		it.Seek(append(r.rp, 0xff))
 	}
 	return nil
+}
+
+// rowVisitor applies a scan query to the rows a scan finds: the filter,
+// the slice and the page budget.
+type rowVisitor struct {
+	t     *store.Table
+	q     *store.ScanQuery
+	out   *store.SliceResult
+	visit func(key []byte) (bool, error)
+	// probe receives the cells the filter reads.
+	probe   store.SliceResult
+	filterQ store.SliceQuery
+	// left is what is left of the page budget; first tells whether no
+	// row was visited yet.
+	left  int
+	first bool
+	rows  int
+}
+
+func newRowVisitor(t *store.Table, q *store.ScanQuery, out *store.SliceResult, visit func(key []byte) (bool, error)) *rowVisitor {
+	s := &rowVisitor{t: t, q: q, out: out, visit: visit, left: q.PageCells, first: true}
+	if len(q.Filter) > 0 {
+		s.filterQ = store.SliceQuery{Names: store.FilterColumns(q.Filter)}
+	}
+	return s
+}
+
+// row handles one row, r positioned on it; it reports whether the scan
+// goes on.
+func (s *rowVisitor) row(ctx context.Context, r *reader, key []byte) (bool, error) {
+	if s.rows++; s.rows%64 == 0 {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+	}
+	if err := r.loadRow(); err != nil {
+		return false, err
+	}
+	if len(s.q.Filter) > 0 {
+		s.probe.Reset()
+		if err := r.slice(&s.filterQ, &s.probe); err != nil {
+			return false, err
+		}
+		if !store.MatchFilter(s.t, s.q.Filter, s.probe.Cells) {
+			return true, nil
+		}
+	}
+	q := &s.q.Slice
+	if s.q.PageCells > 0 {
+		paged := *q
+		paged.Count = s.left
+		if s.first && s.q.PageStart != nil {
+			paged.Start = s.q.PageStart
+		}
+		q = &paged
+	}
+	s.first = false
+	s.out.Clear()
+	if err := r.slice(q, s.out); err != nil {
+		return false, err
+	}
+	n := s.out.Len()
+	more, err := s.visit(key)
+	if err != nil || !more {
+		return false, err
+	}
+	if s.q.PageCells > 0 {
+		if s.left -= n; s.left <= 0 {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // scanBound turns a row bound into a key: the first key of the range at

@@ -247,7 +247,9 @@ func (s *sample) check(t *testing.T, f *fixture, tb *store.Table) {
 	}
 	if tb.IndexedColumn([]byte("age")) {
 		var keys []string
-		err := f.e.IndexLookup(context.Background(), tb, []byte("age"), longName(42), &store.ScanQuery{}, func(key []byte) (bool, error) {
+		var res store.SliceResult
+		q := &store.ScanQuery{Filter: []store.Expression{{Column: []byte("age"), Op: store.ExprEQ, Value: longName(42)}}}
+		err := f.e.Scan(context.Background(), tb, q, &res, func(key []byte) (bool, error) {
 			keys = append(keys, string(key))
 			return true, nil
 		})
