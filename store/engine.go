@@ -13,6 +13,10 @@ type Engine interface {
 	// Partitioner is the partitioner the data is laid out by.
 	Partitioner() partition.Partitioner
 
+	// Capabilities declares the parts of the contract the engine
+	// provides; they do not change while it is open.
+	Capabilities() Capabilities
+
 	// Catalog returns the current schema snapshot.
 	Catalog() *Catalog
 

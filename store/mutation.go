@@ -51,7 +51,9 @@ type RowMutation struct {
 }
 
 // Batch is a set of row mutations. Each row is always atomic; with Atomic
-// the whole batch is applied in one transaction.
+// the whole batch is applied in one transaction (all or nothing, but not
+// isolated from readers, on an engine without
+// Capabilities.IsolatedBatches).
 type Batch struct {
 	Rows   []RowMutation
 	Atomic bool

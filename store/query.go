@@ -33,7 +33,8 @@ type Cell struct {
 	Name      []byte
 	Value     []byte
 	Timestamp int64
-	// TTL is the TTL the cell was written with (0: none).
+	// TTL is the TTL the cell was written with (0: none); the TTL left
+	// at the read on an engine without Capabilities.OriginalTTL.
 	TTL int32
 	// ExpiresAt is when an expiring cell expires (Unix seconds; 0: never).
 	ExpiresAt uint32

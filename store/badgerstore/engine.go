@@ -157,6 +157,19 @@ func (e *Engine) checkPartitioner() error {
 // Partitioner implements store.Engine.
 func (e *Engine) Partitioner() partition.Partitioner { return e.part }
 
+// Capabilities implements store.Engine: the Badger engine provides the
+// whole contract.
+func (e *Engine) Capabilities() store.Capabilities {
+	return store.Capabilities{
+		OriginalTTL:         true,
+		RangeGhosts:         true,
+		OrderedPartitioners: true,
+		IndexedScans:        true,
+		CounterRestart:      true,
+		IsolatedBatches:     true,
+	}
+}
+
 // Catalog implements store.Engine.
 func (e *Engine) Catalog() *store.Catalog { return e.catalog.Load() }
 
