@@ -54,6 +54,7 @@ else
   fi
   if cqlsh="$(test/cqlsh/install.sh)"; then
     export CQLSH="$cqlsh"
+    echo "test: CQLSH=$CQLSH"
   else
     loud "SKIPPED: cqlsh could not be installed: the cqlsh tests skip"
   fi
