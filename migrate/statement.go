@@ -5,26 +5,17 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gocql/gocql"
-
 	"github.com/thriftbridge/thriftbridge/store/marshal"
 	"github.com/thriftbridge/thriftbridge/supercol"
 )
 
 // Value is one bound value of a Statement: bytes in the CQL wire form of
-// Type. Legacy values already are that form, so they bind unchanged.
+// Type. Legacy values already are that form, so they bind unchanged (a
+// driver sends Bytes as they are; an empty value is an empty value, never
+// null).
 type Value struct {
 	Type  marshal.Type
 	Bytes []byte
-}
-
-// MarshalCQL implements gocql.Marshaler: the bytes go on the wire as they
-// are. An empty value stays an empty value (never null).
-func (v Value) MarshalCQL(gocql.TypeInfo) ([]byte, error) {
-	if v.Bytes == nil {
-		return []byte{}, nil
-	}
-	return v.Bytes, nil
 }
 
 // Literal renders the value as a CQL literal of its type.

@@ -126,20 +126,6 @@ func TestLiterals(t *testing.T) {
 	golden(t, "literals.golden", out.Bytes())
 }
 
-// TestValueMarshalCQL checks that values bind as their raw bytes and that
-// an empty value stays empty, not null.
-func TestValueMarshalCQL(t *testing.T) {
-	v := Value{Type: marshal.LongType{}, Bytes: mustHex(t, "0000000000000005")}
-	b, err := v.MarshalCQL(nil)
-	if err != nil || !bytes.Equal(b, v.Bytes) {
-		t.Errorf("MarshalCQL = %x, %v", b, err)
-	}
-	b, err = Value{Type: marshal.BytesType{}}.MarshalCQL(nil)
-	if err != nil || b == nil || len(b) != 0 {
-		t.Errorf("empty MarshalCQL = %#v, %v; want a non-nil empty slice", b, err)
-	}
-}
-
 func TestParseReplication(t *testing.T) {
 	tests := []struct{ in, want, err string }{
 		{"", DefaultReplication, ""},

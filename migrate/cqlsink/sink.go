@@ -461,16 +461,6 @@ func (s *Sink) unapplied(ctx context.Context, stmts []migrate.Statement) ([]migr
 	return out, nil
 }
 
-// args passes vals to gocql by pointer: boxing a Value itself copies it
-// to the heap, an allocation per value.
-func args(vals []migrate.Value) []any {
-	out := make([]any, len(vals))
-	for i := range vals {
-		out[i] = &vals[i]
-	}
-	return out
-}
-
 // retryable tells transient failures from requests the cluster refuses.
 func retryable(err error) bool {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {

@@ -79,12 +79,12 @@ func (t *Target) Partition(ctx context.Context, table *supercol.Table, key [][]b
 		return migrate.TargetPartition{}, fmt.Errorf("table %s: %d partition-key values for %d columns", table.QualifiedName(), len(key), len(where))
 	}
 	cql := "SELECT " + strings.Join(sel, ", ") + " FROM " + table.QualifiedName() + " WHERE " + strings.Join(where, " AND ")
-	vals := make([]any, len(key))
+	vals := make([]migrate.Value, len(key))
 	for i, k := range key {
 		vals[i] = migrate.Value{Type: table.Columns[i].Type, Bytes: k}
 	}
 	part := migrate.TargetPartition{AsOf: t.now()}
-	iter := t.session.Query(cql, vals...).WithContext(ctx).Consistency(t.consistency).PageSize(1000).Iter()
+	iter := t.session.Query(cql, args(vals)...).WithContext(ctx).Consistency(t.consistency).PageSize(1000).Iter()
 	dest := make([]rawValue, len(sel))
 	ptrs := make([]any, len(sel))
 	for i := range dest {
