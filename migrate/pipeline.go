@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"time"
 
@@ -35,10 +34,11 @@ type Options struct {
 	// first (defaults 10,000 rows, 5 s).
 	CheckpointRows     int
 	CheckpointInterval time.Duration
-	// Progress receives progress bars; nil: none.
-	Progress io.Writer
-	// Totals are the cell counts per family known from a plan, for the
-	// progress bars' ETA.
+	// Progress follows the copy of each family (convert shows it as
+	// progress bars); nil: nothing does.
+	Progress Progress
+	// Totals are the cell counts per family known from a plan, which
+	// Progress is given (for an ETA).
 	Totals map[string]int64
 	Logger *slog.Logger
 
@@ -379,8 +379,8 @@ func (r *run) family(ctx context.Context, src Source, p familyPlan) (*FamilyRepo
 	}
 	started := time.Now()
 	before := fc.Stats
-	bar := newProgress(r.opts.Progress, f.Def.Name, r.opts.Totals[f.Def.Name])
-	defer bar.finish()
+	progress := startProgress(r.opts.Progress, f.Def.Name, r.opts.Totals[f.Def.Name])
+	defer progress.Done()
 	conv := newConverter(m, r.opts.TTL)
 	stats := fc.Stats
 	var lastKey []byte
@@ -413,7 +413,7 @@ func (r *run) family(ctx context.Context, src Source, p familyPlan) (*FamilyRepo
 				return fmt.Errorf("family %s, row %s: write: %w", f.Def.Name, formatKey(f, ch.Key), err)
 			}
 		}
-		bar.add(len(ch.Cells))
+		progress.Add(len(ch.Cells))
 		if !ch.Last {
 			return nil
 		}

@@ -1,9 +1,10 @@
 package migrate
 
 import (
-	"bytes"
 	"context"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -40,18 +41,53 @@ func TestPlanCountsAndFlagsLargePartitions(t *testing.T) {
 	}
 }
 
-func TestProgressBars(t *testing.T) {
-	var progress bytes.Buffer
-	opts := Options{Now: fixedClock, Progress: &progress, Totals: map[string]int64{"Users": 5}}
+// recordedProgress records what Convert reports, family by family.
+type recordedProgress struct {
+	order  []string
+	totals map[string]int64
+	cells  map[string]int
+	done   map[string]bool
+}
+
+func (r *recordedProgress) Family(family string, total int64) FamilyProgress {
+	r.order = append(r.order, family)
+	r.totals[family] = total
+	return &recordedFamily{r: r, family: family}
+}
+
+type recordedFamily struct {
+	r      *recordedProgress
+	family string
+}
+
+func (f *recordedFamily) Add(n int) {
+	if f.r.done[f.family] {
+		panic("Add after Done")
+	}
+	f.r.cells[f.family] += n
+}
+
+func (f *recordedFamily) Done() { f.r.done[f.family] = true }
+
+// TestProgressReportsEveryFamily checks that Convert announces each
+// family with the total the options know, reports every cell it reads
+// and closes each family.
+func TestProgressReportsEveryFamily(t *testing.T) {
+	progress := &recordedProgress{totals: map[string]int64{}, cells: map[string]int{}, done: map[string]bool{}}
+	opts := Options{Now: fixedClock, Progress: progress, Totals: map[string]int64{"Users": 5}}
 	if _, err := convertToFile(t, blogSource(2), filepath.Join(t.TempDir(), "out.cql"), opts); err != nil {
 		t.Fatal(err)
 	}
 	for _, family := range []string{"Users", "Comments", "Likes", "Hits"} {
-		if !strings.Contains(progress.String(), family) {
-			t.Errorf("no progress shown for %s:\n%s", family, progress.String())
+		if !slices.Contains(progress.order, family) || !progress.done[family] {
+			t.Errorf("%s: announced %v, done %v", family, slices.Contains(progress.order, family), progress.done[family])
 		}
 	}
-	if !strings.Contains(progress.String(), "100%") {
-		t.Errorf("the bar of a family with a known total does not reach 100%%:\n%s", progress.String())
+	if progress.totals["Users"] != 5 || progress.totals["Comments"] != 0 {
+		t.Errorf("totals given %v, want Users 5 and the others unknown", progress.totals)
+	}
+	// Every cell read counts, an expired one too.
+	if want := map[string]int{"Users": 6, "Comments": 5, "Likes": 2, "Hits": 2}; !maps.Equal(progress.cells, want) {
+		t.Errorf("cells reported %v, want %v", progress.cells, want)
 	}
 }

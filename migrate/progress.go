@@ -1,50 +1,33 @@
 package migrate
 
-import (
-	"io"
-	"time"
-
-	"github.com/schollz/progressbar/v3"
-)
-
-// progress shows one family's progress: a bar with cells/s and ETA when
-// the family's cell count is known, a spinner otherwise. A nil progress
-// (no writer) does nothing.
-type progress struct {
-	bar *progressbar.ProgressBar
+// Progress follows a conversion family by family, for a display: Convert
+// calls Family when it starts copying a family and reports the cells it
+// reads to what Family returns. Every call comes from the goroutine
+// running Convert.
+type Progress interface {
+	// Family announces the copy of family; total is its live cell count
+	// from Options.Totals, 0 when unknown.
+	Family(family string, total int64) FamilyProgress
 }
 
-func newProgress(w io.Writer, family string, total int64) *progress {
-	if w == nil {
-		return &progress{}
-	}
-	max := int64(-1)
-	if total > 0 {
-		max = total
-	}
-	bar := progressbar.NewOptions64(max,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription(family),
-		progressbar.OptionShowCount(),
-		progressbar.OptionShowIts(),
-		progressbar.OptionSetItsString("cells"),
-		progressbar.OptionThrottle(200*time.Millisecond),
-		progressbar.OptionSetPredictTime(total > 0),
-		progressbar.OptionSpinnerType(14),
-		progressbar.OptionShowElapsedTimeOnFinish(),
-		progressbar.OptionOnCompletion(func() { _, _ = io.WriteString(w, "\n") }),
-	)
-	return &progress{bar: bar}
+// FamilyProgress follows the copy of one family.
+type FamilyProgress interface {
+	// Add reports n more cells read from the source.
+	Add(n int)
+	// Done says the copy ended, complete or not; no call follows.
+	Done()
 }
 
-func (p *progress) add(n int) {
-	if p.bar != nil && n > 0 {
-		_ = p.bar.Add64(int64(n))
+// startProgress returns the FamilyProgress of family under p; a nil p
+// follows nothing.
+func startProgress(p Progress, family string, total int64) FamilyProgress {
+	if p == nil {
+		return noProgress{}
 	}
+	return p.Family(family, total)
 }
 
-func (p *progress) finish() {
-	if p.bar != nil {
-		_ = p.bar.Finish()
-	}
-}
+type noProgress struct{}
+
+func (noProgress) Add(int) {}
+func (noProgress) Done()   {}

@@ -75,7 +75,7 @@ func runData(ctx context.Context, c *config, src migrate.Source, stdout, stderr 
 	}
 	opts.CheckpointPath = c.checkpoint
 	if !c.quiet {
-		opts.Progress = stderr
+		opts.Progress = progressBars{w: stderr}
 	}
 	if c.planFile != "" {
 		b, err := os.ReadFile(c.planFile)
