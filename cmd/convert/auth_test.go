@@ -64,7 +64,7 @@ func TestAuthenticatedCluster(t *testing.T) {
 	}
 	keyspace := "tb_auth_" + runID(t)
 	login := thriftsource.ConnOptions{Username: authUser, Password: authPassword}
-	if err := thriftsource.LoadFixtureWith(ctx, thriftAddr, m, thriftsource.LoadOptions{Keyspace: keyspace, ConnOptions: login}); err != nil {
+	if err := loadFixture(ctx, thriftAddr, m, keyspace, login); err != nil {
 		t.Fatal(err)
 	}
 	dropThriftKeyspaceLater(t, thriftAddr, keyspace, login)

@@ -21,6 +21,7 @@ import (
 	"github.com/thriftbridge/thriftbridge/migrate/thriftsource"
 	"github.com/thriftbridge/thriftbridge/store/badgerstore"
 	"github.com/thriftbridge/thriftbridge/store/partition"
+	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
 // runFixtures checks every fixture model (or --name) end to end, writes
@@ -75,7 +76,7 @@ func runFixtures(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return fmt.Errorf("--load %q: expected thrift://host:port", *load)
 		}
 		m := models[0]
-		if err := thriftsource.LoadFixture(ctx, addr, m); err != nil {
+		if err := loadFixture(ctx, addr, m, "", thriftsource.ConnOptions{}); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "loaded %s into %s (keyspace %s)\n", m.Name, addr, m.Keyspace.Name)
@@ -85,6 +86,14 @@ func runFixtures(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	return checkFixtures(ctx, models, (*fixtures.Model).Expected, stdout, logger)
+}
+
+// loadFixture loads m over Thrift into the server at addr, under the
+// keyspace name keyspace ("": the model's), connecting as o says.
+func loadFixture(ctx context.Context, addr string, m *fixtures.Model, keyspace string, o thriftsource.ConnOptions) error {
+	return thriftsource.Call(ctx, addr, o, func(ctx context.Context, c *cassandra.CassandraClient) error {
+		return m.WriteThrift(ctx, c, keyspace)
+	})
 }
 
 // exportFixture writes the model's schema and sstable2json dumps under dir.
@@ -197,7 +206,7 @@ func checkModel(ctx context.Context, m *fixtures.Model, dir string, expected exp
 	if err != nil {
 		results = failBoth(err)
 	} else {
-		loadErr := thriftsource.LoadFixture(ctx, srv.addr(), m)
+		loadErr := loadFixture(ctx, srv.addr(), m, "", thriftsource.ConnOptions{})
 		if loadErr == nil {
 			srv.clock.set(m.Now)
 			results = append(results, compare(sourceThrift, "--from", "thrift://"+srv.addr()+"/"+m.Keyspace.Name))

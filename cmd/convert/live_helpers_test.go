@@ -15,6 +15,7 @@ import (
 
 	"github.com/thriftbridge/thriftbridge/fixtures"
 	"github.com/thriftbridge/thriftbridge/migrate/thriftsource"
+	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
 // Helpers of the tests that run convert against real Cassandra nodes
@@ -86,7 +87,10 @@ func dropThriftKeyspaceLater(t *testing.T, addr, keyspace string, o thriftsource
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		err := thriftsource.DropKeyspace(ctx, addr, keyspace, o)
+		err := thriftsource.Call(ctx, addr, o, func(ctx context.Context, c *cassandra.CassandraClient) error {
+			_, err := c.SystemDropKeyspace(ctx, keyspace)
+			return err
+		})
 		switch {
 		case err != nil && strings.Contains(err.Error(), "non existing keyspace"):
 			// The node is shared: a test that drops every keyspace it

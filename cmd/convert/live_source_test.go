@@ -42,7 +42,7 @@ func TestLiveCassandraSource(t *testing.T) {
 			}
 			keyspace := "tb_live_" + name + "_" + id
 			start := time.Now()
-			if err := thriftsource.LoadFixtureWith(ctx, thriftAddr, m, thriftsource.LoadOptions{Keyspace: keyspace}); err != nil {
+			if err := loadFixture(ctx, thriftAddr, m, keyspace, thriftsource.ConnOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			dropThriftKeyspaceLater(t, thriftAddr, keyspace, thriftsource.ConnOptions{})
@@ -242,7 +242,7 @@ func TestLocalDataCenter(t *testing.T) {
 		t.Fatal(err)
 	}
 	keyspace := "tb_dc_" + runID(t)
-	if err := thriftsource.LoadFixtureWith(ctx, thriftAddr, m, thriftsource.LoadOptions{Keyspace: keyspace}); err != nil {
+	if err := loadFixture(ctx, thriftAddr, m, keyspace, thriftsource.ConnOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	dropThriftKeyspaceLater(t, thriftAddr, keyspace, thriftsource.ConnOptions{})

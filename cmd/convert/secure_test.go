@@ -326,7 +326,7 @@ func TestThriftSourceOverTLS(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	if err := thriftsource.LoadFixture(ctx, srv.addr(), m); err != nil {
+	if err := loadFixture(ctx, srv.addr(), m, "", thriftsource.ConnOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	srv.clock.set(m.Now)

@@ -83,6 +83,19 @@ func dial(ctx context.Context, addr string, o ConnOptions) (*conn, error) {
 	return c, nil
 }
 
+// Call dials addr as o says (login, TLS, timeouts), runs fn with the
+// connected client and closes the connection: for what a caller does over
+// Thrift besides reading a Source, such as loading a fixture model
+// (fixtures.Model.WriteThrift) or dropping a keyspace.
+func Call(ctx context.Context, addr string, o ConnOptions, fn func(ctx context.Context, client *cassandra.CassandraClient) error) error {
+	c, err := dial(ctx, addr, o)
+	if err != nil {
+		return fmt.Errorf("%s: %w", addr, err)
+	}
+	defer c.close()
+	return c.call(ctx, fn)
+}
+
 // explain adds a likely reason to the error of the first call on a TLS
 // connection that the server closed. Under TLS 1.3 the client's side of
 // the handshake ends before the server has checked the client's

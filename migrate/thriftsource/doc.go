@@ -12,5 +12,6 @@
 // STORAGE, which Thrift no longer describes. CQL tables without COMPACT
 // STORAGE are invisible to Thrift: UnlistedTables names them.
 //
-// LoadFixture writes a fixtures model into a server through the same API.
+// Call runs other calls over a connection set up the same way (login,
+// TLS); fixtures.Model.WriteThrift loads a fixture model through it.
 package thriftsource

@@ -257,12 +257,12 @@ func TestLiveKeyspaceAsThriftdDescribesIt(t *testing.T) {
 			t.Fatal(err)
 		}
 		ks := "tb_schema_" + name + suffix
-		if err := LoadFixtureWith(ctx, addr, m, LoadOptions{Keyspace: ks}); err != nil {
+		if err := writeModel(ctx, addr, m, ks); err != nil {
 			t.Fatal(err)
 		}
 		func() {
 			defer func() {
-				if err := DropKeyspace(context.WithoutCancel(ctx), addr, ks, ConnOptions{}); err != nil {
+				if err := dropKeyspace(context.WithoutCancel(ctx), addr, ks); err != nil {
 					t.Logf("drop %s: %v", ks, err)
 				}
 			}()

@@ -9,9 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thriftbridge/thriftbridge/fixtures"
 	"github.com/thriftbridge/thriftbridge/legacy"
 	"github.com/thriftbridge/thriftbridge/store/badgerstore"
 	"github.com/thriftbridge/thriftbridge/store/partition"
+	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
 // testClock is the clock of a test server, set by the test.
@@ -67,4 +69,20 @@ func startServer(t *testing.T, dir string, part partition.Partitioner, clock *te
 		}
 	})
 	return srv.Addr().String()
+}
+
+// writeModel loads m into the server at addr under the keyspace name
+// keyspace ("": the model's).
+func writeModel(ctx context.Context, addr string, m *fixtures.Model, keyspace string) error {
+	return Call(ctx, addr, ConnOptions{}, func(ctx context.Context, c *cassandra.CassandraClient) error {
+		return m.WriteThrift(ctx, c, keyspace)
+	})
+}
+
+// dropKeyspace drops keyspace on the server at addr.
+func dropKeyspace(ctx context.Context, addr, keyspace string) error {
+	return Call(ctx, addr, ConnOptions{}, func(ctx context.Context, c *cassandra.CassandraClient) error {
+		_, err := c.SystemDropKeyspace(ctx, keyspace)
+		return describeError(err)
+	})
 }

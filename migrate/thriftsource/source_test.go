@@ -28,7 +28,7 @@ func loadModel(t *testing.T, name string, part partition.Partitioner) (*fixtures
 	}
 	clock := &testClock{now: m.LoadTime()}
 	addr := startServer(t, t.TempDir(), part, clock)
-	if err := LoadFixture(testContext(t), addr, m); err != nil {
+	if err := writeModel(testContext(t), addr, m, ""); err != nil {
 		t.Fatal(err)
 	}
 	clock.Set(m.Now)
