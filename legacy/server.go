@@ -37,6 +37,25 @@ const (
 	maxAcceptDelay = time.Second
 )
 
+// Frame size limits, in MiB.
+const (
+	// DefaultMaxFrameMB is Cassandra's thrift_framed_transport_size_in_mb.
+	DefaultMaxFrameMB = 15
+	// MaxFrameMBLimit keeps frame lengths within the protocol's int32.
+	MaxFrameMBLimit = 2047
+)
+
+// ServerConfig is what the network server needs to know. thriftd's whole
+// configuration (store, commit log, what the API reports) is
+// daemon.Config.
+type ServerConfig struct {
+	// Listen is the host:port to listen on (port 0: any free port).
+	Listen string
+	// MaxFrameMB is the largest Thrift frame accepted, in MiB; <= 0: the
+	// default, above MaxFrameMBLimit: the limit.
+	MaxFrameMB int
+}
+
 // Server serves the Thrift API: framed transport, binary protocol, one
 // goroutine and one Session per connection.
 type Server struct {
@@ -64,8 +83,7 @@ type Server struct {
 	connsDone sync.WaitGroup
 }
 
-// NewServer returns a server answering with handler. Only cfg.Listen and
-// cfg.MaxFrameMB concern the server; a MaxFrameMB <= 0 means the default.
+// NewServer returns a server answering with handler.
 func NewServer(cfg ServerConfig, handler cassandra.Cassandra, logger *slog.Logger) *Server {
 	if logger == nil {
 		logger = slog.Default()

@@ -16,8 +16,7 @@ import (
 // client that allocates nothing, so allocs/op are the server's (the
 // generated code's decoding and encoding included).
 func BenchmarkServerRoundTrip(b *testing.B) {
-	cfg := DefaultServerConfig()
-	cfg.Listen = "127.0.0.1:0"
+	cfg := ServerConfig{Listen: "127.0.0.1:0"}
 	srv := NewServer(cfg, Unsupported{}, slog.New(slog.DiscardHandler))
 	if err := srv.Listen(); err != nil {
 		b.Fatal(err)

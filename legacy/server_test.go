@@ -49,8 +49,7 @@ type wireTestServer struct {
 // when the test ends unless the test did it.
 func startWireTestServer(t *testing.T, handler cassandra.Cassandra, configure ...func(*ServerConfig)) *wireTestServer {
 	t.Helper()
-	cfg := DefaultServerConfig()
-	cfg.Listen = "127.0.0.1:0"
+	cfg := ServerConfig{Listen: "127.0.0.1:0"}
 	for _, f := range configure {
 		f(&cfg)
 	}
@@ -590,8 +589,7 @@ func TestShutdownWithExpiredContextForceCloses(t *testing.T) {
 
 func TestServeContextCancelStopsServer(t *testing.T) {
 	h := newBlockingVersionHandler()
-	cfg := DefaultServerConfig()
-	cfg.Listen = "127.0.0.1:0"
+	cfg := ServerConfig{Listen: "127.0.0.1:0"}
 	srv := NewServer(cfg, h, slog.New(slog.DiscardHandler))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -625,8 +623,7 @@ func TestServeContextCancelStopsServer(t *testing.T) {
 }
 
 func TestServeAfterShutdown(t *testing.T) {
-	cfg := DefaultServerConfig()
-	cfg.Listen = "127.0.0.1:0"
+	cfg := ServerConfig{Listen: "127.0.0.1:0"}
 	srv := NewServer(cfg, Unsupported{}, slog.New(slog.DiscardHandler))
 	if err := srv.Shutdown(wireTestContext(t)); err != nil {
 		t.Fatal(err)
@@ -640,8 +637,7 @@ func TestServeAfterShutdown(t *testing.T) {
 }
 
 func TestListenError(t *testing.T) {
-	cfg := DefaultServerConfig()
-	cfg.Listen = "127.0.0.1:notaport"
+	cfg := ServerConfig{Listen: "127.0.0.1:notaport"}
 	err := NewServer(cfg, Unsupported{}, nil).Listen()
 	if err == nil || !strings.Contains(err.Error(), "127.0.0.1:notaport") {
 		t.Errorf("Listen on a bad address: %v", err)

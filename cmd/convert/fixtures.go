@@ -16,11 +16,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/thriftbridge/thriftbridge/daemon"
 	"github.com/thriftbridge/thriftbridge/fixtures"
-	"github.com/thriftbridge/thriftbridge/legacy"
 	"github.com/thriftbridge/thriftbridge/migrate/thriftsource"
-	"github.com/thriftbridge/thriftbridge/store/badgerstore"
-	"github.com/thriftbridge/thriftbridge/store/partition"
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
@@ -280,13 +278,11 @@ func (c *stoppedClock) now() time.Time { return time.Unix(c.unix.Load(), 0) }
 func (c *stoppedClock) set(t time.Time) { c.unix.Store(t.Unix()) }
 
 // fixtureServer is thriftd running in-process on 127.0.0.1:0 over a
-// Badger store, wired as cmd/thriftd wires it, on a stoppedClock (both
+// Badger store, started as cmd/thriftd starts it, on a stoppedClock (both
 // the store's clock, which computes expiry times, and the handler's).
 type fixtureServer struct {
-	engine *badgerstore.Engine
-	server *legacy.Server
-	served chan error
-	clock  *stoppedClock
+	*daemon.Daemon
+	clock *stoppedClock
 }
 
 // startFixtureServer opens (creating) the store in dir and starts serving
@@ -294,39 +290,23 @@ type fixtureServer struct {
 func startFixtureServer(ctx context.Context, dir string, at time.Time, logger *slog.Logger) (*fixtureServer, error) {
 	clock := &stoppedClock{}
 	clock.set(at)
-	engine, err := badgerstore.Open(ctx, badgerstore.Options{
-		Dir: dir, Partitioner: partition.Murmur3Partitioner{}, Logger: logger, Now: clock.now, GCInterval: -1,
-	})
+	cfg := daemon.DefaultConfig()
+	cfg.Listen, cfg.DataDir = "127.0.0.1:0", dir
+	d, err := daemon.Start(ctx, cfg, logger, daemon.WithClock(clock.now), daemon.WithGCInterval(-1))
 	if err != nil {
 		return nil, fmt.Errorf("start thriftd: %w", err)
 	}
-	handler := legacy.NewHandler(engine, legacy.HandlerConfig{Now: clock.now}, logger)
-	srv := legacy.NewServer(legacy.ServerConfig{Listen: "127.0.0.1:0"}, handler, logger)
-	if err := srv.Listen(); err != nil {
-		return nil, errors.Join(fmt.Errorf("start thriftd: %w", err), engine.Close())
-	}
-	s := &fixtureServer{engine: engine, server: srv, served: make(chan error, 1), clock: clock}
-	// Serve gets a context of its own: stopping goes through the graceful
-	// Shutdown in stop.
-	go func() { s.served <- srv.Serve(context.WithoutCancel(ctx)) }()
-	return s, nil
+	return &fixtureServer{Daemon: d, clock: clock}, nil
 }
 
 // addr is the server's host:port.
-func (s *fixtureServer) addr() string { return s.server.Addr().String() }
+func (s *fixtureServer) addr() string { return s.Addr().String() }
 
 // stop shuts the server down and closes the store.
 func (s *fixtureServer) stop(ctx context.Context) error {
 	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	err := s.server.Shutdown(stopCtx)
-	if serveErr := <-s.served; serveErr != nil && !errors.Is(serveErr, legacy.ErrServerClosed) {
-		err = errors.Join(err, serveErr)
-	}
-	if cerr := s.engine.Close(); cerr != nil {
-		err = errors.Join(err, cerr)
-	}
-	if err != nil {
+	if err := s.Stop(stopCtx); err != nil {
 		return fmt.Errorf("stop thriftd: %w", err)
 	}
 	return nil

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -15,7 +14,7 @@ import (
 
 	"github.com/apache/thrift/lib/go/thrift"
 
-	"github.com/thriftbridge/thriftbridge/legacy"
+	"github.com/thriftbridge/thriftbridge/daemon/daemontest"
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
@@ -46,15 +45,7 @@ func (r *benchRates) set(name string, v float64) {
 // against the ceiling of the same run — a Thrift call that does no work
 // (describe_cluster_name) — and against Cassandra 3.11's reference rates.
 func BenchmarkThriftd(b *testing.B) {
-	cfg := legacy.DefaultServerConfig()
-	cfg.Listen = "127.0.0.1:0"
-	cfg.DataDir = b.TempDir()
-	d, err := startDaemon(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer d.stop(context.Background())
-	addr := d.addr().String()
+	addr := daemontest.Start(b, daemontest.Config(b))
 	setup := dialBench(b, addr)
 	ctx := context.Background()
 	if _, err := setup.SystemAddKeyspace(ctx, &cassandra.KsDef{Name: "bench", StrategyClass: "SimpleStrategy",

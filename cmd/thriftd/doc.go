@@ -4,7 +4,7 @@
 //	thriftd --listen 127.0.0.1:9160 --data-dir ./data
 //
 // Settings come from the defaults, then the YAML file given with --config
-// (see thriftd.example.yaml), then the command-line flags. SIGINT or
-// SIGTERM stops it gracefully: no new connections, in-flight calls
-// finish, the store is closed cleanly.
+// (see thriftd.example.yaml), then the command-line flags; package daemon
+// reads them and runs the server. SIGINT or SIGTERM stops it gracefully:
+// no new connections, in-flight calls finish, the store is closed cleanly.
 package main

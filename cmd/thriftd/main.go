@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/thriftbridge/thriftbridge/legacy"
+	"github.com/thriftbridge/thriftbridge/daemon"
 )
 
 // shutdownGrace bounds how long in-flight calls may take once a stop
@@ -35,8 +35,8 @@ func main() {
 func run(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("thriftd", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var values legacy.ServerConfig
-	flags := legacy.RegisterServerFlags(fs, &values)
+	var values daemon.Config
+	flags := daemon.RegisterFlags(fs, &values)
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -51,21 +51,24 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	d, err := startDaemon(ctx, cfg, logger)
+	d, err := daemon.Start(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
+	stopped := false
 	select {
-	case err = <-d.served:
-		d.engine.Close()
-		return err
+	case <-d.Done():
+		stopped = true // serving failed; Stop reports why
 	case <-ctx.Done():
+		logger.Info("stopping: finishing in-flight calls")
 	}
-	logger.Info("stopping: finishing in-flight calls")
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	if err := d.stop(sctx); err != nil {
+	if err := d.Stop(sctx); err != nil {
 		return err
+	}
+	if stopped {
+		return errors.New("the server stopped serving")
 	}
 	logger.Info("stopped cleanly")
 	return nil

@@ -4,35 +4,12 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/thriftbridge/thriftbridge/legacy"
+	"github.com/thriftbridge/thriftbridge/daemon/daemontest"
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
-
-// startDaemonForTest runs thriftd in process on a fresh data directory.
-func startDaemonForTest(t *testing.T) string {
-	t.Helper()
-	cfg := legacy.DefaultServerConfig()
-	cfg.Listen = "127.0.0.1:0"
-	cfg.DataDir = t.TempDir()
-	d, err := startDaemon(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatalf("start thriftd: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := d.stop(ctx); err != nil {
-			t.Errorf("stop thriftd: %v", err)
-		}
-	})
-	return d.addr().String()
-}
 
 // TestUpdateColumnFamilyKeepsStoredDataReadable: over Thrift,
 // system_update_column_family refuses a comparator, column type or counter
@@ -42,7 +19,7 @@ func startDaemonForTest(t *testing.T) string {
 // that stores names alike is accepted and reads back the same.
 func TestUpdateColumnFamilyKeepsStoredDataReadable(t *testing.T) {
 	ctx := context.Background()
-	c := dialTest(t, startDaemonForTest(t))
+	c := dialTest(t, daemontest.Start(t, daemontest.Config(t)))
 	cf := func(name, comparator, validator string) *cassandra.CfDef {
 		d := cassandra.NewCfDef()
 		d.Keyspace, d.Name, d.ComparatorType = "ks", name, comparator

@@ -2,16 +2,13 @@ package thriftsource
 
 import (
 	"context"
-	"errors"
-	"io"
-	"log/slog"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/thriftbridge/thriftbridge/daemon"
+	"github.com/thriftbridge/thriftbridge/daemon/daemontest"
 	"github.com/thriftbridge/thriftbridge/fixtures"
-	"github.com/thriftbridge/thriftbridge/legacy"
-	"github.com/thriftbridge/thriftbridge/store/badgerstore"
 	"github.com/thriftbridge/thriftbridge/store/partition"
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
@@ -39,36 +36,9 @@ func (c *testClock) Set(t time.Time) {
 // ends.
 func startServer(t *testing.T, dir string, part partition.Partitioner, clock *testClock) string {
 	t.Helper()
-	ctx := context.Background()
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	engine, err := badgerstore.Open(ctx, badgerstore.Options{
-		Dir: dir, Partitioner: part, Logger: logger, Now: clock.Now, GCInterval: -1,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	handler := legacy.NewHandler(engine, legacy.HandlerConfig{Now: clock.Now}, logger)
-	srv := legacy.NewServer(legacy.ServerConfig{Listen: "127.0.0.1:0"}, handler, logger)
-	if err := srv.Listen(); err != nil {
-		engine.Close()
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(context.WithoutCancel(ctx)) }()
-	t.Cleanup(func() {
-		stopCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(stopCtx); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-		if err := <-served; err != nil && !errors.Is(err, legacy.ErrServerClosed) {
-			t.Errorf("serve: %v", err)
-		}
-		if err := engine.Close(); err != nil {
-			t.Errorf("close store: %v", err)
-		}
-	})
-	return srv.Addr().String()
+	cfg := daemontest.Config(t)
+	cfg.DataDir, cfg.Partitioner = dir, part.Name()
+	return daemontest.Start(t, cfg, daemon.WithClock(clock.Now), daemon.WithGCInterval(-1))
 }
 
 // writeModel loads m into the server at addr under the keyspace name

@@ -1,4 +1,4 @@
-package legacy
+package daemon
 
 import (
 	"bytes"
@@ -15,10 +15,12 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/thriftbridge/thriftbridge/legacy"
 	"github.com/thriftbridge/thriftbridge/store/partition"
 )
 
-// Defaults and limits of the thriftd settings.
+// Defaults of the thriftd settings (the frame size's are
+// legacy.DefaultMaxFrameMB and legacy.MaxFrameMBLimit).
 const (
 	DefaultListen                = "127.0.0.1:9160"
 	DefaultDataDir               = "./data"
@@ -26,11 +28,7 @@ const (
 	DefaultClusterName           = "Test Cluster"
 	DefaultCommitlogSyncPeriodMS = 10000
 	DefaultAPIVersion            = "19.39.0"
-	// DefaultMaxFrameMB is Cassandra's thrift_framed_transport_size_in_mb.
-	DefaultMaxFrameMB = 15
-	// MaxFrameMBLimit keeps frame lengths within the protocol's int32.
-	MaxFrameMBLimit = 2047
-	DefaultSnitch   = "org.apache.cassandra.locator.SimpleSnitch"
+	DefaultSnitch                = "org.apache.cassandra.locator.SimpleSnitch"
 
 	// CommitlogSyncPeriodic acknowledges writes at once and syncs them
 	// every commitlog_sync_period_ms.
@@ -43,9 +41,9 @@ const (
 	snitchPackage = "org.apache.cassandra.locator."
 )
 
-// ServerConfig holds thriftd's settings: the YAML keys of the config file,
-// most of them also command-line flags (see RegisterServerFlags).
-type ServerConfig struct {
+// Config holds thriftd's settings: the YAML keys of the config file,
+// most of them also command-line flags (see RegisterFlags).
+type Config struct {
 	// Listen is the host:port of the Thrift server.
 	Listen string `yaml:"listen"`
 	// DataDir is the directory of the embedded store.
@@ -69,10 +67,10 @@ type ServerConfig struct {
 	InitialToken string `yaml:"initial_token"`
 }
 
-// DefaultServerConfig returns the settings used where neither the config
+// DefaultConfig returns the settings used where neither the config
 // file nor a flag sets a value.
-func DefaultServerConfig() ServerConfig {
-	return ServerConfig{
+func DefaultConfig() Config {
+	return Config{
 		Listen:                DefaultListen,
 		DataDir:               DefaultDataDir,
 		Partitioner:           DefaultPartitioner,
@@ -80,47 +78,47 @@ func DefaultServerConfig() ServerConfig {
 		CommitlogSync:         CommitlogSyncPeriodic,
 		CommitlogSyncPeriodMS: DefaultCommitlogSyncPeriodMS,
 		APIVersion:            DefaultAPIVersion,
-		MaxFrameMB:            DefaultMaxFrameMB,
+		MaxFrameMB:            legacy.DefaultMaxFrameMB,
 		Snitch:                DefaultSnitch,
 	}
 }
 
-// setting describes one key of ServerConfig: its YAML key, its flag (if
+// setting describes one key of Config: its YAML key, its flag (if
 // any) and how to reach its field.
 type setting struct {
 	key   string
 	flag  string
 	usage string
-	str   func(*ServerConfig) *string
-	num   func(*ServerConfig) *int
+	str   func(*Config) *string
+	num   func(*Config) *int
 }
 
 // settings lists every key, in the order of the example file.
 var settings = []setting{
 	{key: "listen", flag: "listen", usage: "host:port of the Thrift server",
-		str: func(c *ServerConfig) *string { return &c.Listen }},
+		str: func(c *Config) *string { return &c.Listen }},
 	{key: "data_dir", flag: "data-dir", usage: "directory of the embedded store",
-		str: func(c *ServerConfig) *string { return &c.DataDir }},
+		str: func(c *Config) *string { return &c.DataDir }},
 	{key: "partitioner", flag: "partitioner", usage: "partitioner class: Murmur3Partitioner, RandomPartitioner, ByteOrderedPartitioner or OrderPreservingPartitioner",
-		str: func(c *ServerConfig) *string { return &c.Partitioner }},
+		str: func(c *Config) *string { return &c.Partitioner }},
 	{key: "cluster_name", flag: "cluster-name", usage: "cluster name reported to clients",
-		str: func(c *ServerConfig) *string { return &c.ClusterName }},
+		str: func(c *Config) *string { return &c.ClusterName }},
 	{key: "commitlog_sync", flag: "commitlog-sync", usage: "periodic or batch",
-		str: func(c *ServerConfig) *string { return &c.CommitlogSync }},
+		str: func(c *Config) *string { return &c.CommitlogSync }},
 	{key: "commitlog_sync_period_ms", usage: "sync period in periodic mode, in milliseconds",
-		num: func(c *ServerConfig) *int { return &c.CommitlogSyncPeriodMS }},
+		num: func(c *Config) *int { return &c.CommitlogSyncPeriodMS }},
 	{key: "api_version", flag: "api-version", usage: "Thrift API version reported by describe_version",
-		str: func(c *ServerConfig) *string { return &c.APIVersion }},
+		str: func(c *Config) *string { return &c.APIVersion }},
 	{key: "max_frame_mb", flag: "max-frame-mb", usage: "largest Thrift frame accepted, in MiB",
-		num: func(c *ServerConfig) *int { return &c.MaxFrameMB }},
+		num: func(c *Config) *int { return &c.MaxFrameMB }},
 	{key: "snitch", flag: "snitch", usage: "snitch class reported by describe_snitch",
-		str: func(c *ServerConfig) *string { return &c.Snitch }},
+		str: func(c *Config) *string { return &c.Snitch }},
 	{key: "initial_token", flag: "initial-token", usage: "this node's token (empty: the partitioner's choice)",
-		str: func(c *ServerConfig) *string { return &c.InitialToken }},
+		str: func(c *Config) *string { return &c.InitialToken }},
 }
 
 // copyTo copies the setting's value from src to dst.
-func (s setting) copyTo(dst, src *ServerConfig) {
+func (s setting) copyTo(dst, src *Config) {
 	if s.str != nil {
 		*s.str(dst) = *s.str(src)
 		return
@@ -141,22 +139,22 @@ func settingByKey(key string) setting {
 	return settings[i]
 }
 
-// LoadServerConfig reads a YAML config file over the defaults and
+// LoadConfig reads a YAML config file over the defaults and
 // validates the result. A key the file may not hold is refused with an
 // error naming it, its line and the file.
-func LoadServerConfig(path string) (ServerConfig, error) {
-	cfg := DefaultServerConfig()
+func LoadConfig(path string) (Config, error) {
+	cfg := DefaultConfig()
 	if err := cfg.overlayFile(path); err != nil {
-		return ServerConfig{}, err
+		return Config{}, err
 	}
 	if err := cfg.Validate(); err != nil {
-		return ServerConfig{}, fmt.Errorf("config %s: %w", path, err)
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
 	}
 	return cfg, nil
 }
 
 // overlayFile sets the keys present in the YAML file at path.
-func (c *ServerConfig) overlayFile(path string) error {
+func (c *Config) overlayFile(path string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("read config: %w", err)
@@ -166,7 +164,7 @@ func (c *ServerConfig) overlayFile(path string) error {
 
 // overlayYAML sets the keys present in data, the contents of the file
 // named path.
-func (c *ServerConfig) overlayYAML(path string, data []byte) error {
+func (c *Config) overlayYAML(path string, data []byte) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil
 	}
@@ -215,7 +213,7 @@ var (
 )
 
 // Validate checks every setting and reports all the invalid ones.
-func (c ServerConfig) Validate() error {
+func (c Config) Validate() error {
 	var errs []error
 	invalid := func(key string, value any, why string) {
 		errs = append(errs, fmt.Errorf("invalid %s %q: %s", settingByKey(key).name(), fmt.Sprint(value), why))
@@ -242,8 +240,8 @@ func (c ServerConfig) Validate() error {
 	if !apiVersionPattern.MatchString(c.APIVersion) {
 		invalid("api_version", c.APIVersion, "must be major.minor.patch, e.g. 19.39.0")
 	}
-	if c.MaxFrameMB < 1 || c.MaxFrameMB > MaxFrameMBLimit {
-		invalid("max_frame_mb", c.MaxFrameMB, fmt.Sprintf("must be between 1 and %d", MaxFrameMBLimit))
+	if c.MaxFrameMB < 1 || c.MaxFrameMB > legacy.MaxFrameMBLimit {
+		invalid("max_frame_mb", c.MaxFrameMB, fmt.Sprintf("must be between 1 and %d", legacy.MaxFrameMBLimit))
 	}
 	if !javaClassPattern.MatchString(c.Snitch) {
 		invalid("snitch", c.Snitch, "must be a Java class name, e.g. SimpleSnitch or org.apache.cassandra.locator.SimpleSnitch")
@@ -270,7 +268,7 @@ func validateListen(addr string) error {
 }
 
 // PartitionerImpl returns the configured partitioner.
-func (c ServerConfig) PartitionerImpl() (partition.Partitioner, error) {
+func (c Config) PartitionerImpl() (partition.Partitioner, error) {
 	p, err := partition.ByName(c.Partitioner)
 	if err != nil {
 		return nil, fmt.Errorf("config partitioner: %w", err)
@@ -281,38 +279,40 @@ func (c ServerConfig) PartitionerImpl() (partition.Partitioner, error) {
 // SnitchClass is the fully qualified snitch class, as describe_snitch
 // reports it: a name without a package is taken from Cassandra's locator
 // package.
-func (c ServerConfig) SnitchClass() string {
+func (c Config) SnitchClass() string {
 	if strings.Contains(c.Snitch, ".") {
 		return c.Snitch
 	}
 	return snitchPackage + c.Snitch
 }
 
-// MaxFrameBytes is the frame size limit in bytes.
-func (c ServerConfig) MaxFrameBytes() int { return int(frameLimitBytes(c.MaxFrameMB)) }
+// Server is what the network server needs of the settings.
+func (c Config) Server() legacy.ServerConfig {
+	return legacy.ServerConfig{Listen: c.Listen, MaxFrameMB: c.MaxFrameMB}
+}
 
 // CommitlogSyncPeriod is commitlog_sync_period_ms as a duration.
-func (c ServerConfig) CommitlogSyncPeriod() time.Duration {
+func (c Config) CommitlogSyncPeriod() time.Duration {
 	return time.Duration(c.CommitlogSyncPeriodMS) * time.Millisecond
 }
 
-// ServerFlags are thriftd's command-line flags, bound to a ServerConfig.
-type ServerFlags struct {
+// Flags are thriftd's command-line flags, bound to a Config.
+type Flags struct {
 	fs         *flag.FlagSet
-	values     *ServerConfig
+	values     *Config
 	configPath string
 }
 
-// RegisterServerFlags registers thriftd's flags on fs: --config (the YAML
+// RegisterFlags registers thriftd's flags on fs: --config (the YAML
 // file) and one flag per setting that has one (--listen, --data-dir,
 // --partitioner, --cluster-name, --commitlog-sync, --api-version,
 // --max-frame-mb, --snitch, --initial-token). Parsing fs writes the flags'
-// values into values, which RegisterServerFlags first sets to the
+// values into values, which RegisterFlags first sets to the
 // defaults. Resolve merges them with the file.
-func RegisterServerFlags(fs *flag.FlagSet, values *ServerConfig) *ServerFlags {
-	defaults := DefaultServerConfig()
+func RegisterFlags(fs *flag.FlagSet, values *Config) *Flags {
+	defaults := DefaultConfig()
 	*values = defaults
-	f := &ServerFlags{fs: fs, values: values}
+	f := &Flags{fs: fs, values: values}
 	fs.StringVar(&f.configPath, "config", "", "YAML config file (flags override its settings)")
 	for _, s := range settings {
 		if s.flag == "" {
@@ -329,10 +329,10 @@ func RegisterServerFlags(fs *flag.FlagSet, values *ServerConfig) *ServerFlags {
 }
 
 // ConfigPath is the value of --config, or "".
-func (f *ServerFlags) ConfigPath() string { return f.configPath }
+func (f *Flags) ConfigPath() string { return f.configPath }
 
 // Set returns the YAML keys of the settings given on the command line.
-func (f *ServerFlags) Set() []string {
+func (f *Flags) Set() []string {
 	var keys []string
 	for _, s := range f.setSettings() {
 		keys = append(keys, s.key)
@@ -340,7 +340,7 @@ func (f *ServerFlags) Set() []string {
 	return keys
 }
 
-func (f *ServerFlags) setSettings() []setting {
+func (f *Flags) setSettings() []setting {
 	given := map[string]bool{}
 	f.fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
 	var out []setting
@@ -353,7 +353,7 @@ func (f *ServerFlags) setSettings() []setting {
 }
 
 // ApplyTo copies the settings given on the command line into dst.
-func (f *ServerFlags) ApplyTo(dst *ServerConfig) {
+func (f *Flags) ApplyTo(dst *Config) {
 	for _, s := range f.setSettings() {
 		s.copyTo(dst, f.values)
 	}
@@ -362,19 +362,19 @@ func (f *ServerFlags) ApplyTo(dst *ServerConfig) {
 // Resolve returns the configuration in force after parsing: the defaults,
 // overlaid by the --config file if given, overlaid by the flags given on
 // the command line; then validated.
-func (f *ServerFlags) Resolve() (ServerConfig, error) {
-	cfg := DefaultServerConfig()
+func (f *Flags) Resolve() (Config, error) {
+	cfg := DefaultConfig()
 	if f.configPath != "" {
 		if err := cfg.overlayFile(f.configPath); err != nil {
-			return ServerConfig{}, err
+			return Config{}, err
 		}
 	}
 	f.ApplyTo(&cfg)
 	if err := cfg.Validate(); err != nil {
 		if f.configPath != "" {
-			return ServerConfig{}, fmt.Errorf("config %s with command-line flags: %w", f.configPath, err)
+			return Config{}, fmt.Errorf("config %s with command-line flags: %w", f.configPath, err)
 		}
-		return ServerConfig{}, fmt.Errorf("command-line flags: %w", err)
+		return Config{}, fmt.Errorf("command-line flags: %w", err)
 	}
 	return cfg, nil
 }

@@ -1,4 +1,4 @@
-package legacy
+package daemon
 
 import (
 	"flag"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/thriftbridge/thriftbridge/legacy"
 )
 
 func writeConfigFile(t *testing.T, content string) string {
@@ -19,12 +21,12 @@ func writeConfigFile(t *testing.T, content string) string {
 	return path
 }
 
-func TestDefaultServerConfig(t *testing.T) {
-	cfg := DefaultServerConfig()
+func TestDefaultConfig(t *testing.T) {
+	cfg := DefaultConfig()
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("defaults are invalid: %v", err)
 	}
-	want := ServerConfig{
+	want := Config{
 		Listen: "127.0.0.1:9160", DataDir: "./data", Partitioner: "Murmur3Partitioner",
 		ClusterName: "Test Cluster", CommitlogSync: "periodic", CommitlogSyncPeriodMS: 10000,
 		APIVersion: "19.39.0", MaxFrameMB: 15, Snitch: "org.apache.cassandra.locator.SimpleSnitch",
@@ -32,15 +34,15 @@ func TestDefaultServerConfig(t *testing.T) {
 	if cfg != want {
 		t.Errorf("defaults %+v, want %+v", cfg, want)
 	}
-	if cfg.MaxFrameBytes() != 15<<20 || cfg.CommitlogSyncPeriod().Seconds() != 10 {
-		t.Errorf("derived values: %d bytes, %v", cfg.MaxFrameBytes(), cfg.CommitlogSyncPeriod())
+	if cfg.Server() != (legacy.ServerConfig{Listen: "127.0.0.1:9160", MaxFrameMB: 15}) || cfg.CommitlogSyncPeriod().Seconds() != 10 {
+		t.Errorf("derived values: %+v, %v", cfg.Server(), cfg.CommitlogSyncPeriod())
 	}
 	if p, err := cfg.PartitionerImpl(); err != nil || p.Name() != "org.apache.cassandra.dht.Murmur3Partitioner" {
 		t.Errorf("partitioner: %v, %v", p, err)
 	}
 }
 
-func TestLoadServerConfig(t *testing.T) {
+func TestLoadConfig(t *testing.T) {
 	path := writeConfigFile(t, `
 listen: 0.0.0.0:19160
 data_dir: /var/lib/thriftd
@@ -53,11 +55,11 @@ max_frame_mb: 64
 snitch: GossipingPropertyFileSnitch
 initial_token: "85070591730234615865843651857942052864"
 `)
-	cfg, err := LoadServerConfig(path)
+	cfg, err := LoadConfig(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ServerConfig{
+	want := Config{
 		Listen: "0.0.0.0:19160", DataDir: "/var/lib/thriftd", Partitioner: "org.apache.cassandra.dht.RandomPartitioner",
 		ClusterName: "Legacy", CommitlogSync: "batch", CommitlogSyncPeriodMS: 50, APIVersion: "19.36.2",
 		MaxFrameMB: 64, Snitch: "GossipingPropertyFileSnitch", InitialToken: "85070591730234615865843651857942052864",
@@ -70,19 +72,19 @@ initial_token: "85070591730234615865843651857942052864"
 	}
 }
 
-func TestLoadServerConfigPartialAndEmpty(t *testing.T) {
-	cfg, err := LoadServerConfig(writeConfigFile(t, "cluster_name: Only This\n"))
+func TestLoadConfigPartialAndEmpty(t *testing.T) {
+	cfg, err := LoadConfig(writeConfigFile(t, "cluster_name: Only This\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := DefaultServerConfig()
+	want := DefaultConfig()
 	want.ClusterName = "Only This"
 	if cfg != want {
 		t.Errorf("partial file: %+v", cfg)
 	}
 	for _, content := range []string{"", "# only a comment\n", "---\n"} {
-		cfg, err := LoadServerConfig(writeConfigFile(t, content))
-		if err != nil || cfg != DefaultServerConfig() {
+		cfg, err := LoadConfig(writeConfigFile(t, content))
+		if err != nil || cfg != DefaultConfig() {
 			t.Errorf("file %q: %+v, %v; want the defaults", content, cfg, err)
 		}
 	}
@@ -96,11 +98,11 @@ func TestExampleConfigFile(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the example config is missing: %v", err)
 	}
-	cfg, err := LoadServerConfig(path)
+	cfg, err := LoadConfig(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg != DefaultServerConfig() {
+	if cfg != DefaultConfig() {
 		t.Errorf("the example differs from the defaults: %+v", cfg)
 	}
 	for _, s := range settings {
@@ -113,9 +115,9 @@ func TestExampleConfigFile(t *testing.T) {
 	}
 }
 
-func TestLoadServerConfigUnknownKey(t *testing.T) {
+func TestLoadConfigUnknownKey(t *testing.T) {
 	path := writeConfigFile(t, "listen: 127.0.0.1:9160\nrpc_port: 9160\n")
-	_, err := LoadServerConfig(path)
+	_, err := LoadConfig(path)
 	if err == nil {
 		t.Fatal("an unknown key was accepted")
 	}
@@ -126,7 +128,7 @@ func TestLoadServerConfigUnknownKey(t *testing.T) {
 	}
 }
 
-func TestLoadServerConfigInvalid(t *testing.T) {
+func TestLoadConfigInvalid(t *testing.T) {
 	cases := []struct{ yaml, want string }{
 		{"commitlog_sync: sometimes\n", `invalid commitlog_sync (--commitlog-sync) "sometimes": must be periodic or batch`},
 		{"partitioner: LocalPartitioner\n", `invalid partitioner (--partitioner) "LocalPartitioner"`},
@@ -151,7 +153,7 @@ func TestLoadServerConfigInvalid(t *testing.T) {
 	}
 	for _, c := range cases {
 		path := writeConfigFile(t, c.yaml)
-		_, err := LoadServerConfig(path)
+		_, err := LoadConfig(path)
 		if err == nil {
 			t.Errorf("%q was accepted", c.yaml)
 			continue
@@ -161,22 +163,22 @@ func TestLoadServerConfigInvalid(t *testing.T) {
 		}
 	}
 	// Every problem is reported at once.
-	_, err := LoadServerConfig(writeConfigFile(t, "commitlog_sync: x\nmax_frame_mb: 0\n"))
+	_, err := LoadConfig(writeConfigFile(t, "commitlog_sync: x\nmax_frame_mb: 0\n"))
 	if err == nil || !strings.Contains(err.Error(), "commitlog_sync") || !strings.Contains(err.Error(), "max_frame_mb") {
 		t.Errorf("two invalid keys: %v", err)
 	}
-	if _, err := LoadServerConfig(filepath.Join(t.TempDir(), "missing.yaml")); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
+	if _, err := LoadConfig(filepath.Join(t.TempDir(), "missing.yaml")); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
 		t.Errorf("missing file: %v", err)
 	}
 }
 
-func parseServerFlags(t *testing.T, args ...string) (*ServerFlags, error) {
+func parseFlags(t *testing.T, args ...string) (*Flags, error) {
 	t.Helper()
 	fs := flag.NewFlagSet("thriftd", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var values ServerConfig
-	flags := RegisterServerFlags(fs, &values)
-	if values != DefaultServerConfig() {
+	var values Config
+	flags := RegisterFlags(fs, &values)
+	if values != DefaultConfig() {
 		t.Fatalf("flag values do not start at the defaults: %+v", values)
 	}
 	if err := fs.Parse(args); err != nil {
@@ -187,7 +189,7 @@ func parseServerFlags(t *testing.T, args ...string) (*ServerFlags, error) {
 
 func TestFlagsOverrideFile(t *testing.T) {
 	path := writeConfigFile(t, "listen: 0.0.0.0:9999\ncluster_name: From File\nmax_frame_mb: 20\ncommitlog_sync_period_ms: 123\n")
-	flags, err := parseServerFlags(t, "--config", path, "--cluster-name", "From Flag", "--max-frame-mb=3",
+	flags, err := parseFlags(t, "--config", path, "--cluster-name", "From Flag", "--max-frame-mb=3",
 		"--partitioner", "ByteOrderedPartitioner", "--initial-token", "00ff")
 	if err != nil {
 		t.Fatal(err)
@@ -202,7 +204,7 @@ func TestFlagsOverrideFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := DefaultServerConfig()
+	want := DefaultConfig()
 	want.Listen = "0.0.0.0:9999"                // file, no flag given
 	want.CommitlogSyncPeriodMS = 123            // file only
 	want.ClusterName = "From Flag"              // flag wins
@@ -215,7 +217,7 @@ func TestFlagsOverrideFile(t *testing.T) {
 }
 
 func TestFlagsWithoutConfigFile(t *testing.T) {
-	flags, err := parseServerFlags(t, "--listen", "127.0.0.1:0", "--data-dir", "/tmp/d", "--commitlog-sync", "batch",
+	flags, err := parseFlags(t, "--listen", "127.0.0.1:0", "--data-dir", "/tmp/d", "--commitlog-sync", "batch",
 		"--api-version", "19.30.0", "--snitch", "RackInferringSnitch")
 	if err != nil {
 		t.Fatal(err)
@@ -224,13 +226,13 @@ func TestFlagsWithoutConfigFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := DefaultServerConfig()
+	want := DefaultConfig()
 	want.Listen, want.DataDir, want.CommitlogSync, want.APIVersion, want.Snitch =
 		"127.0.0.1:0", "/tmp/d", "batch", "19.30.0", "RackInferringSnitch"
 	if cfg != want {
 		t.Errorf("resolved %+v", cfg)
 	}
-	dst := DefaultServerConfig()
+	dst := DefaultConfig()
 	dst.ClusterName = "kept"
 	flags.ApplyTo(&dst)
 	if dst.ClusterName != "kept" || dst.Listen != "127.0.0.1:0" {
@@ -239,21 +241,21 @@ func TestFlagsWithoutConfigFile(t *testing.T) {
 }
 
 func TestFlagErrors(t *testing.T) {
-	flags, err := parseServerFlags(t, "--max-frame-mb", "0")
+	flags, err := parseFlags(t, "--max-frame-mb", "0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := flags.Resolve(); err == nil || !strings.Contains(err.Error(), "--max-frame-mb") {
 		t.Errorf("invalid flag value: %v", err)
 	}
-	if _, err := parseServerFlags(t, "--max-frame-mb", "many"); err == nil {
+	if _, err := parseFlags(t, "--max-frame-mb", "many"); err == nil {
 		t.Error("a non-numeric --max-frame-mb parsed")
 	}
-	if _, err := parseServerFlags(t, "--commitlog-sync-period-ms", "5"); err == nil {
+	if _, err := parseFlags(t, "--commitlog-sync-period-ms", "5"); err == nil {
 		t.Error("commitlog_sync_period_ms has no flag, yet one parsed")
 	}
 	path := writeConfigFile(t, "bogus: 1\n")
-	flags, err = parseServerFlags(t, "--config", path)
+	flags, err = parseFlags(t, "--config", path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,120 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/thriftbridge/thriftbridge/legacy"
+	"github.com/thriftbridge/thriftbridge/store/badgerstore"
+)
+
+// Daemon is a running thriftd: the store, the handler and the server.
+type Daemon struct {
+	engine *badgerstore.Engine
+	server *legacy.Server
+	// done is closed when Serve has returned, with its error in served.
+	done   chan struct{}
+	served error
+}
+
+// Option changes how Start runs thriftd, beyond its settings.
+type Option func(*options)
+
+type options struct {
+	now        func() time.Time
+	gcInterval time.Duration
+}
+
+// WithClock runs the store and the handler on now instead of the real
+// clock: tests and fixtures run on the time of a data set.
+func WithClock(now func() time.Time) Option {
+	return func(o *options) { o.now = now }
+}
+
+// WithGCInterval sets how often the store collects tombstones past
+// gc_grace_seconds (default 10 minutes; negative: never), so that a test
+// sees no collection it did not ask for.
+func WithGCInterval(d time.Duration) Option {
+	return func(o *options) { o.gcInterval = d }
+}
+
+// Start opens the store in cfg.DataDir, wires the Thrift handler to it and
+// serves on cfg.Listen (port 0: a free port, see Addr) until Stop. Serving
+// runs on its own goroutine and outlives ctx, which bounds the opening
+// only: stopping goes through Stop's graceful shutdown.
+func Start(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (*Daemon, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if logger == nil {
+		logger = slog.Default()
+	}
+	part, err := cfg.PartitionerImpl()
+	if err != nil {
+		return nil, err
+	}
+	sync := badgerstore.SyncPeriodic
+	if cfg.CommitlogSync == CommitlogSyncBatch {
+		sync = badgerstore.SyncBatch
+	}
+	engine, err := badgerstore.Open(ctx, badgerstore.Options{
+		Dir:         cfg.DataDir,
+		Partitioner: part,
+		Sync:        sync,
+		SyncPeriod:  cfg.CommitlogSyncPeriod(),
+		Logger:      logger,
+		Now:         o.now,
+		GCInterval:  o.gcInterval,
+	})
+	if err != nil {
+		return nil, err
+	}
+	handler := legacy.NewHandler(engine, legacy.HandlerConfig{
+		ClusterName:  cfg.ClusterName,
+		APIVersion:   cfg.APIVersion,
+		Snitch:       cfg.SnitchClass(),
+		RPCAddress:   cfg.Listen,
+		InitialToken: cfg.InitialToken,
+		Now:          o.now,
+	}, logger)
+	srv := legacy.NewServer(cfg.Server(), handler, logger)
+	if err := srv.Listen(); err != nil {
+		engine.Close()
+		return nil, err
+	}
+	logger.Info("thriftd listening", "addr", srv.Addr().String(), "data_dir", cfg.DataDir,
+		"partitioner", part.Name(), "commitlog_sync", cfg.CommitlogSync)
+	d := &Daemon{engine: engine, server: srv, done: make(chan struct{})}
+	go func() {
+		d.served = srv.Serve(context.WithoutCancel(ctx))
+		close(d.done)
+	}()
+	return d, nil
+}
+
+// Addr is where the server listens.
+func (d *Daemon) Addr() net.Addr { return d.server.Addr() }
+
+// Done is closed when the server stops serving: after Stop, or on its own
+// when accepting connections fails (Stop then returns the failure).
+func (d *Daemon) Done() <-chan struct{} { return d.done }
+
+// Stop shuts the server down gracefully, letting the calls in flight
+// finish (until ctx ends, when the connections are cut), and closes the
+// store. It returns the first failure: of the shutdown, of serving, of
+// closing the store.
+func (d *Daemon) Stop(ctx context.Context) error {
+	err := d.server.Shutdown(ctx)
+	<-d.done
+	if err == nil && d.served != nil && !errors.Is(d.served, legacy.ErrServerClosed) {
+		err = d.served
+	}
+	if cerr := d.engine.Close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	return err
+}
