@@ -132,9 +132,14 @@ func waitForCondition(t *testing.T, what string, cond func() bool) {
 }
 
 // sessionEchoHandler exposes the session through the API: set_keyspace stores
-// the keyspace, describe_version returns it, describe_cluster_name returns
-// the logged-in user.
+// the keyspace, describe_version returns it, login records the user,
+// describe_cluster_name returns it.
 type sessionEchoHandler struct{ Unsupported }
+
+func (sessionEchoHandler) Login(ctx context.Context, auth *cassandra.AuthenticationRequest) error {
+	SessionFrom(ctx).Login(auth.Credentials["username"])
+	return nil
+}
 
 func (sessionEchoHandler) SetKeyspace(ctx context.Context, keyspace string) error {
 	SessionFrom(ctx).SetKeyspace(keyspace)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net"
 	"testing"
+
+	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
 func TestSessionState(t *testing.T) {
@@ -34,5 +36,21 @@ func TestSessionContext(t *testing.T) {
 	s := NewSession(1, nil)
 	if got := SessionFrom(WithSession(context.Background(), s)); got != s {
 		t.Errorf("SessionFrom = %p, want %p", got, s)
+	}
+}
+
+func TestLoginRecordsUser(t *testing.T) {
+	h := &Handler{}
+	s := NewSession(1, nil)
+	ctx := WithSession(context.Background(), s)
+	auth := &cassandra.AuthenticationRequest{Credentials: map[string]string{"username": "bob", "password": "pw"}}
+	if err := h.Login(ctx, auth); err != nil {
+		t.Fatal(err)
+	}
+	if !s.LoggedIn() || s.User() != "bob" {
+		t.Errorf("session after login: logged in %v, user %q", s.LoggedIn(), s.User())
+	}
+	if err := h.Login(context.Background(), auth); err != nil {
+		t.Errorf("login without a session: %v", err)
 	}
 }

@@ -22,13 +22,9 @@ func notSupportedYet(method string) *cassandra.InvalidRequestException {
 	return &cassandra.InvalidRequestException{Why: method + " is not supported yet"}
 }
 
-// Login implements login by accepting every login, as Cassandra's
-// AllowAllAuthenticator does; the user name (credential "username") is
-// recorded in the session. login declares no InvalidRequestException.
-func (Unsupported) Login(ctx context.Context, auth *cassandra.AuthenticationRequest) error {
-	if s := SessionFrom(ctx); s != nil && auth != nil {
-		s.Login(auth.Credentials["username"])
-	}
+// Login answers login by accepting it, with no effect on the session
+// (Handler.Login records it): login declares no InvalidRequestException.
+func (Unsupported) Login(context.Context, *cassandra.AuthenticationRequest) error {
 	return nil
 }
 

@@ -226,18 +226,3 @@ func TestUnsupportedOverTheWire(t *testing.T) {
 		}
 	}
 }
-
-func TestUnsupportedLoginRecordsUser(t *testing.T) {
-	s := NewSession(1, nil)
-	ctx := WithSession(context.Background(), s)
-	auth := &cassandra.AuthenticationRequest{Credentials: map[string]string{"username": "bob", "password": "pw"}}
-	if err := (Unsupported{}).Login(ctx, auth); err != nil {
-		t.Fatal(err)
-	}
-	if !s.LoggedIn() || s.User() != "bob" {
-		t.Errorf("session after login: logged in %v, user %q", s.LoggedIn(), s.User())
-	}
-	if err := (Unsupported{}).Login(context.Background(), auth); err != nil {
-		t.Errorf("login without a session: %v", err)
-	}
-}
