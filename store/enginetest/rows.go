@@ -1,157 +1,17 @@
-package badgerstore
+package enginetest
 
 import (
 	"bytes"
 	"context"
 	"fmt"
-	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/thriftbridge/thriftbridge/store"
-	"github.com/thriftbridge/thriftbridge/store/partition"
 )
 
-// testClock is a settable clock.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
-type fixture struct {
-	t     testing.TB
-	e     *Engine
-	clock *testClock
-	dir   string
-}
-
-func openTestEngine(t testing.TB, dir string, part string) *fixture {
-	t.Helper()
-	p, err := partition.ByName(part)
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
-	e, err := Open(context.Background(), Options{
-		Dir:         dir,
-		Partitioner: p,
-		Logger:      slog.New(slog.DiscardHandler),
-		Now:         clock.Now,
-		InMemory:    dir == "",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &fixture{t: t, e: e, clock: clock, dir: dir}
-	t.Cleanup(func() {
-		if f.e != nil {
-			f.e.Close()
-		}
-	})
-	return f
-}
-
-func newFixture(t *testing.T) *fixture {
-	return openTestEngine(t, t.TempDir(), "Murmur3Partitioner")
-}
-
-func (f *fixture) table(def store.TableDef) *store.Table {
-	f.t.Helper()
-	ctx := context.Background()
-	if _, ok := f.e.Catalog().Keyspace("ks"); !ok {
-		if err := f.e.CreateKeyspace(ctx, store.KeyspaceDef{Name: "ks", StrategyClass: "org.apache.cassandra.locator.SimpleStrategy"}, nil); err != nil {
-			f.t.Fatal(err)
-		}
-	}
-	def.Keyspace = "ks"
-	if err := f.e.CreateTable(ctx, def); err != nil {
-		f.t.Fatal(err)
-	}
-	tb, ok := f.e.Catalog().Table("ks", def.Name)
-	if !ok {
-		f.t.Fatal("table not in catalog")
-	}
-	return tb
-}
-
-func (f *fixture) apply(rows ...store.RowMutation) {
-	f.t.Helper()
-	if err := f.e.Apply(context.Background(), &store.Batch{Rows: rows}); err != nil {
-		f.t.Fatal(err)
-	}
-}
-
-func put(name, value string, ts int64) store.Op {
-	return store.Op{Kind: store.OpPut, Name: []byte(name), Value: []byte(value), Timestamp: ts, HasTimestamp: true}
-}
-
-func putSuper(super, name, value string, ts int64) store.Op {
-	op := put(name, value, ts)
-	op.Super = []byte(super)
-	return op
-}
-
-func (f *fixture) slice(t *store.Table, key string, q store.SliceQuery) *store.SliceResult {
-	f.t.Helper()
-	var res store.SliceResult
-	if err := f.e.Slice(context.Background(), t, []byte(key), &q, &res); err != nil {
-		f.t.Fatal(err)
-	}
-	return &res
-}
-
-func (f *fixture) count(t *store.Table, key string, q store.SliceQuery) int {
-	f.t.Helper()
-	n, err := f.e.Count(context.Background(), t, []byte(key), &q)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	return n
-}
-
-// cellsString renders cells as "name=value@ts" for compact assertions.
-func cellsString(cells []store.Cell) string {
-	var b bytes.Buffer
-	for i, c := range cells {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "%s=%s@%d", c.Name, c.Value, c.Timestamp)
-		if c.TTL > 0 {
-			fmt.Fprintf(&b, "/ttl%d", c.TTL)
-		}
-	}
-	return b.String()
-}
-
-func supersString(supers []store.SuperColumn) string {
-	var b bytes.Buffer
-	for i, s := range supers {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "%s{%s}", s.Name, cellsString(s.Cells))
-	}
-	return b.String()
-}
-
-const all = 1 << 30
-
-func TestPutAndSliceInComparatorOrder(t *testing.T) {
-	f := newFixture(t)
+func testPutAndSliceInComparatorOrder(t *testing.T, h *Harness) {
+	f := newEnv(t, h)
 	tb := f.table(store.TableDef{Name: "cf", Comparator: "LongType"})
 	long := func(n int64) string {
 		var b [8]byte
@@ -191,8 +51,8 @@ func TestPutAndSliceInComparatorOrder(t *testing.T) {
 	}
 }
 
-func TestReconciliation(t *testing.T) {
-	f := newFixture(t)
+func testReconciliation(t *testing.T, h *Harness) {
+	f := newEnv(t, h)
 	tb := f.table(store.TableDef{Name: "cf", Comparator: "UTF8Type"})
 	row := func(ops ...store.Op) { f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: ops}) }
 	get := func() string {
@@ -225,8 +85,8 @@ func TestReconciliation(t *testing.T) {
 	}
 }
 
-func TestRowDeletionShadowsOlderWrites(t *testing.T) {
-	f := newFixture(t)
+func testRowDeletionShadowsOlderWrites(t *testing.T, h *Harness) {
+	f := newEnv(t, h)
 	tb := f.table(store.TableDef{Name: "cf", Comparator: "UTF8Type"})
 	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{put("a", "1", 5), put("b", "2", 20)}})
 	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{{Kind: store.OpDeleteRow, Timestamp: 10}}})
@@ -247,17 +107,30 @@ func TestRowDeletionShadowsOlderWrites(t *testing.T) {
 	}
 }
 
-func TestTTLExpiryAndOriginalTTL(t *testing.T) {
-	f := newFixture(t)
+// testTTLExpiryAndOriginalTTL: an expiring cell reads back with its TTL
+// (the original one, or with Capabilities.OriginalTTL lacking, what is
+// left of it) and its exact expiry until it expires, then never.
+func testTTLExpiryAndOriginalTTL(t *testing.T, h *Harness) {
+	needClock(t, h)
+	f := newEnv(t, h)
 	tb := f.table(store.TableDef{Name: "cf", Comparator: "UTF8Type"})
 	ttlPut := put("t", "v", 1)
 	ttlPut.TTL = 100
+	written := f.clock.Now().Unix()
 	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{ttlPut, put("p", "v", 1)}})
-	f.clock.Advance(60 * time.Second)
-	if got := cellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "p=v@1 t=v@1/ttl100" {
-		t.Fatalf("before expiry: %s", got)
+	f.advance(60 * time.Second)
+	want := "p=v@1 t=v@1/ttl100"
+	if !f.caps().OriginalTTL {
+		want = "p=v@1 t=v@1/ttl40"
 	}
-	f.clock.Advance(40 * time.Second)
+	res := f.slice(tb, "k", store.SliceQuery{Count: all})
+	if got := cellsString(res.Cells); got != want {
+		t.Fatalf("before expiry: %s, want %s (original TTL %v)", got, want, f.caps().OriginalTTL)
+	}
+	if got := int64(res.Cells[1].ExpiresAt); got != written+100 {
+		t.Fatalf("expires at %d, want %d", got, written+100)
+	}
+	f.advance(40 * time.Second)
 	if got := cellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "p=v@1" {
 		t.Fatalf("at expiry: %s", got)
 	}
@@ -268,8 +141,8 @@ func TestTTLExpiryAndOriginalTTL(t *testing.T) {
 	}
 }
 
-func TestSuperColumns(t *testing.T) {
-	f := newFixture(t)
+func testSuperColumns(t *testing.T, h *Harness) {
+	f := newEnv(t, h)
 	tb := f.table(store.TableDef{Name: "sc", Super: true, Comparator: "UTF8Type", SubComparator: "UTF8Type"})
 	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{
 		putSuper("s2", "b", "2b", 1), putSuper("s2", "a", "2a", 1),
@@ -312,31 +185,32 @@ func TestSuperColumns(t *testing.T) {
 	}
 }
 
-func TestPersistenceAcrossReopen(t *testing.T) {
-	dir := t.TempDir()
-	f := openTestEngine(t, dir, "RandomPartitioner")
+func testPersistenceAcrossReopen(t *testing.T, h *Harness) {
+	if h.Reopen == nil {
+		t.Skip("the harness cannot reopen a store (Harness.Reopen)")
+	}
+	f := open(t, h, "RandomPartitioner")
 	tb := f.table(store.TableDef{Name: "cf", Comparator: "AsciiType"})
 	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{put("a", "1", 1)}})
 	version := f.e.Catalog().Version
-	if err := f.e.Close(); err != nil {
-		t.Fatal(err)
+	f.e = h.Reopen(t, f.e)
+	if f.e.Catalog().Version != version {
+		t.Fatalf("schema version changed across restart: %s != %s", f.e.Catalog().Version, version)
 	}
-	f.e = nil
-	g := openTestEngine(t, dir, "RandomPartitioner")
-	if g.e.Catalog().Version != version {
-		t.Fatalf("schema version changed across restart: %s != %s", g.e.Catalog().Version, version)
-	}
-	tb2, ok := g.e.Catalog().Table("ks", "cf")
+	tb2, ok := f.e.Catalog().Table("ks", "cf")
 	if !ok {
 		t.Fatal("table lost across restart")
 	}
-	if got := cellsString(g.slice(tb2, "k", store.SliceQuery{Count: all}).Cells); got != "a=1@1" {
+	if got := cellsString(f.slice(tb2, "k", store.SliceQuery{Count: all}).Cells); got != "a=1@1" {
 		t.Fatalf("data after restart: %s", got)
+	}
+	if f.e.Partitioner().Name() != f.opts.Partitioner.Name() {
+		t.Fatalf("partitioner after restart: %s", f.e.Partitioner().Name())
 	}
 }
 
-func TestTruncateAndDrop(t *testing.T) {
-	f := newFixture(t)
+func testTruncateAndDrop(t *testing.T, h *Harness) {
+	f := newEnv(t, h)
 	tb := f.table(store.TableDef{Name: "cf", Comparator: "UTF8Type"})
 	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{put("a", "1", 1)}})
 	ctx := context.Background()
@@ -364,8 +238,8 @@ func TestTruncateAndDrop(t *testing.T) {
 	}
 }
 
-func TestLongKeysAndNames(t *testing.T) {
-	f := newFixture(t)
+func testLongKeysAndNames(t *testing.T, h *Harness) {
+	f := newEnv(t, h)
 	tb := f.table(store.TableDef{Name: "cf", Comparator: "BytesType"})
 	key := bytes.Repeat([]byte{0xff}, 65535)
 	// Names of 65535 bytes that share long prefixes: their keys are cut
