@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thriftbridge/thriftbridge/internal/golden"
 	"github.com/thriftbridge/thriftbridge/legacy"
 )
 
@@ -93,7 +94,7 @@ func TestLoadConfigPartialAndEmpty(t *testing.T) {
 // TestExampleConfigFile keeps cmd/thriftd/thriftd.example.yaml complete and
 // equal to the defaults.
 func TestExampleConfigFile(t *testing.T) {
-	path := filepath.Join("..", "cmd", "thriftd", "thriftd.example.yaml")
+	path := golden.Path(t, "cmd", "thriftd", "thriftd.example.yaml")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("the example config is missing: %v", err)

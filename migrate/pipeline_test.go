@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/thriftbridge/thriftbridge/internal/golden"
 )
 
 // testNow is the fixed clock of the pipeline tests.
@@ -112,7 +114,7 @@ func TestConvertToFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Chunking changes nothing in the output.
-		golden(t, "blog.cql", script)
+		golden.Check(t, "migrate/testdata/blog.cql", script)
 		for _, frag := range []string{"USING TTL 2600 AND TIMESTAMP 1600000000000003;", "'Alice O''Hara'", " + 42 WHERE ", " + -7 WHERE "} {
 			if !bytes.Contains(script, []byte(frag)) {
 				t.Errorf("script lacks %q", frag)

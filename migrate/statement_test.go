@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,33 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thriftbridge/thriftbridge/internal/golden"
 	"github.com/thriftbridge/thriftbridge/store/marshal"
 	"github.com/thriftbridge/thriftbridge/supercol"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
-
-// golden compares got with testdata/name, rewriting it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (run with -update after checking):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
 
 func mustType(t testing.TB, name string) marshal.Type {
 	t.Helper()
@@ -123,7 +99,7 @@ func TestLiterals(t *testing.T) {
 			t.Errorf("%s: literal %s reads back as %x, want %x", c.typ, lit, back, val)
 		}
 	}
-	golden(t, "literals.golden", out.Bytes())
+	golden.Check(t, "migrate/testdata/literals.golden", out.Bytes())
 }
 
 func TestParseReplication(t *testing.T) {
@@ -230,5 +206,5 @@ func TestFileSinkWritesInline(t *testing.T) {
 	if string(got) != want {
 		t.Errorf("script:\n%s\nwant:\n%s", got, want)
 	}
-	golden(t, "filesink.cql", got)
+	golden.Check(t, "migrate/testdata/filesink.cql", got)
 }

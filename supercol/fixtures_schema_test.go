@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/thriftbridge/thriftbridge/internal/golden"
 )
 
 // TestPlanFixtureSchemas plans every family of the fixture models (without
@@ -42,5 +44,5 @@ func TestPlanFixtureSchemas(t *testing.T) {
 			sb.WriteString(describe(m) + "\n")
 		}
 	}
-	checkGolden(t, "fixtures.cql", sb.String())
+	golden.Check(t, "supercol/testdata/fixtures.cql", []byte(sb.String()))
 }

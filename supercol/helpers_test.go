@@ -1,14 +1,9 @@
 package supercol
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
 
 func mustFamily(t testing.TB, keyspace string, def FamilyDef) *Family {
 	t.Helper()
@@ -62,26 +57,4 @@ func describe(m *Mapping) string {
 		sb.WriteString(s + ";\n")
 	}
 	return sb.String()
-}
-
-// checkGolden compares got with testdata/<name>, rewriting it under -update.
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run go test ./supercol -update to create it): %v", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file\n--- got\n%s--- want\n%s", name, got, want)
-	}
 }

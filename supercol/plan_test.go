@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/thriftbridge/thriftbridge/internal/golden"
 )
 
 // planCase is one family planned with optional shape and sample.
@@ -282,7 +284,7 @@ func TestPlanGolden(t *testing.T) {
 				t.Errorf("Counter = %v, family counter %v", m.Table.Counter, f.Counter())
 			}
 			checkTableInvariants(t, m.Table)
-			checkGolden(t, "plan/"+tc.name+".cql", describe(m))
+			golden.Check(t, "supercol/testdata/plan/"+tc.name+".cql", []byte(describe(m)))
 		})
 	}
 }

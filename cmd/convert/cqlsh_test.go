@@ -21,6 +21,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/thriftbridge/thriftbridge/fixtures"
+	"github.com/thriftbridge/thriftbridge/internal/golden"
 	"github.com/thriftbridge/thriftbridge/internal/testcluster"
 	"github.com/thriftbridge/thriftbridge/supercol"
 )
@@ -104,7 +105,7 @@ func expectedButKeyspace(t *testing.T, m *fixtures.Model, shape, path, keyspace 
 	}
 	// keyspace is a name no value of a fixture holds.
 	got = bytes.ReplaceAll(got, []byte(keyspace), []byte(supercol.QuoteIdent(m.Keyspace.Name)))
-	if d := fixtures.FirstDifference(want, got); d != "" {
+	if d := golden.FirstDifference(want, got); d != "" {
 		t.Fatalf("the script for keyspace %s is not fixtures/%s/expected/%s.cql but for the keyspace:\n%s", keyspace, m.Name, shape, d)
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/thriftbridge/thriftbridge/daemon"
 	"github.com/thriftbridge/thriftbridge/fixtures"
+	"github.com/thriftbridge/thriftbridge/internal/golden"
 	"github.com/thriftbridge/thriftbridge/migrate/thriftsource"
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
@@ -257,9 +258,9 @@ func convertAndCompare(ctx context.Context, m *fixtures.Model, shape string, fro
 	return ""
 }
 
-// firstDifference is fixtures.FirstDifference indented under a FAIL line.
+// firstDifference is golden.FirstDifference indented under a FAIL line.
 func firstDifference(want, got []byte) string {
-	d := strings.TrimSuffix(fixtures.FirstDifference(want, got), "\n")
+	d := strings.TrimSuffix(golden.FirstDifference(want, got), "\n")
 	if d == "" {
 		return ""
 	}

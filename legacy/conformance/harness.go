@@ -2,15 +2,15 @@ package conformance
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 	"time"
 
 	"github.com/apache/thrift/lib/go/thrift"
+
+	"github.com/thriftbridge/thriftbridge/internal/golden"
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
@@ -100,12 +100,10 @@ func VectorsDir() (string, error) {
 	if dir := os.Getenv("THRIFTBRIDGE_VECTORS"); dir != "" {
 		return dir, nil
 	}
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		return "", errors.New("golden vectors: runtime.Caller cannot locate legacy/conformance/harness.go")
+	root, err := golden.Root()
+	if err != nil {
+		return "", fmt.Errorf("golden vectors: %w", err)
 	}
-	// legacy/conformance/harness.go -> module root -> testdata/cassandra-3.11
-	root := filepath.Dir(filepath.Dir(filepath.Dir(file)))
 	dir := filepath.Join(root, "testdata", "cassandra-3.11")
 	st, err := os.Stat(dir)
 	if err != nil {
