@@ -101,6 +101,12 @@ func validateColumnPath(t *store.Table, p *cassandra.ColumnPath) error {
 	} else if p.SuperColumn == nil {
 		return iref("supercolumn parameter is not optional for super CF %s", t.Def.Name)
 	}
+	return validatePathNames(t, p)
+}
+
+// validatePathNames checks the names a path gives: the column's, then
+// the super column's.
+func validatePathNames(t *store.Table, p *cassandra.ColumnPath) error {
 	if p.Column != nil {
 		if err := validateName(t, p.SuperColumn, p.Column); err != nil {
 			return err
@@ -132,15 +138,7 @@ func validateColumnPathOrParent(t *store.Table, p *cassandra.ColumnPath) error {
 	} else if p.SuperColumn != nil {
 		return iref("supercolumn may not be specified for standard CF %s", t.Def.Name)
 	}
-	if p.Column != nil {
-		if err := validateName(t, p.SuperColumn, p.Column); err != nil {
-			return err
-		}
-	}
-	if p.SuperColumn != nil {
-		return validateName(t, nil, p.SuperColumn)
-	}
-	return nil
+	return validatePathNames(t, p)
 }
 
 func validateRange(t *store.Table, super []byte, r *cassandra.SliceRange) error {

@@ -29,20 +29,11 @@ func putOp(t *store.Table, super []byte, c *cassandra.Column) store.Op {
 
 // Insert implements insert.
 func (h *Handler) Insert(ctx context.Context, key []byte, parent *cassandra.ColumnParent, c *cassandra.Column, cl cassandra.ConsistencyLevel) error {
-	t, err := h.tableFor(ctx, parent.ColumnFamily, false)
+	t, err := h.writeTable(ctx, parent.ColumnFamily, false, key)
 	if err != nil {
 		return err
 	}
-	if err := validateKey(t, key); err != nil {
-		return err
-	}
-	if err := validateColumnParent(t, parent); err != nil {
-		return err
-	}
-	if t.Def.Super && parent.SuperColumn == nil {
-		return iref("missing mandatory super column name for super CF %s", parent.ColumnFamily)
-	}
-	if err := validateName(t, parent.SuperColumn, c.Name); err != nil {
+	if err := validateWriteParent(t, parent, c.Name); err != nil {
 		return err
 	}
 	if err := validateColumnData(t, parent.SuperColumn, c); err != nil {
@@ -51,8 +42,34 @@ func (h *Handler) Insert(ctx context.Context, key []byte, parent *cassandra.Colu
 	if err := validateForWrite(cl); err != nil {
 		return err
 	}
-	ops := [1]store.Op{putOp(t, superOf(t, parent.SuperColumn), c)}
-	return h.apply(ctx, "insert", &store.Batch{Rows: []store.RowMutation{{Table: t, Key: key, Ops: ops[:]}}})
+	return h.applyRow(ctx, "insert", t, key, putOp(t, superOf(t, parent.SuperColumn), c))
+}
+
+// writeTable resolves the family of a single-row write, of a counter or
+// not, and checks the row key: how insert, remove, add and remove_counter
+// begin, in Cassandra's order.
+func (h *Handler) writeTable(ctx context.Context, cf string, counter bool, key []byte) (*store.Table, error) {
+	t, err := h.tableFor(ctx, cf, counter)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateKey(t, key); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// validateWriteParent checks where a single column named name is written
+// (insert, add): the parent, which must give a super column in a Super
+// family, and the name.
+func validateWriteParent(t *store.Table, parent *cassandra.ColumnParent, name []byte) error {
+	if err := validateColumnParent(t, parent); err != nil {
+		return err
+	}
+	if t.Def.Super && parent.SuperColumn == nil {
+		return iref("missing mandatory super column name for super CF %s", parent.ColumnFamily)
+	}
+	return validateName(t, parent.SuperColumn, name)
 }
 
 // superOf drops a super column name given for a Standard family.
@@ -67,13 +84,15 @@ func (h *Handler) apply(ctx context.Context, op string, b *store.Batch) error {
 	return h.storageError(ctx, op, h.engine.Apply(ctx, b))
 }
 
+// applyRow applies ops to the row key of t.
+func (h *Handler) applyRow(ctx context.Context, op string, t *store.Table, key []byte, ops ...store.Op) error {
+	return h.apply(ctx, op, &store.Batch{Rows: []store.RowMutation{{Table: t, Key: key, Ops: ops}}})
+}
+
 // Remove implements remove: a column, a super column or a whole row.
 func (h *Handler) Remove(ctx context.Context, key []byte, path *cassandra.ColumnPath, ts int64, cl cassandra.ConsistencyLevel) error {
-	t, err := h.tableFor(ctx, path.ColumnFamily, false)
+	t, err := h.writeTable(ctx, path.ColumnFamily, false, key)
 	if err != nil {
-		return err
-	}
-	if err := validateKey(t, key); err != nil {
 		return err
 	}
 	if err := validateColumnPathOrParent(t, path); err != nil {
@@ -82,8 +101,7 @@ func (h *Handler) Remove(ctx context.Context, key []byte, path *cassandra.Column
 	if err := validateForWrite(cl); err != nil {
 		return err
 	}
-	op := removalOp(path, ts)
-	return h.apply(ctx, "remove", &store.Batch{Rows: []store.RowMutation{{Table: t, Key: key, Ops: []store.Op{op}}}})
+	return h.applyRow(ctx, "remove", t, key, removalOp(path, ts))
 }
 
 // removalOp is the deletion a (validated) removal path names.
