@@ -95,14 +95,7 @@ func TestFixtureScriptsThroughCqlsh(t *testing.T) {
 // script of shape but for its keyspace, keyspace instead of the model's.
 func expectedButKeyspace(t *testing.T, m *fixtures.Model, shape, path, keyspace string) {
 	t.Helper()
-	want, err := m.Expected(shape)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want, got := expectedAndScript(t, m, shape, path)
 	// keyspace is a name no value of a fixture holds.
 	got = bytes.ReplaceAll(got, []byte(keyspace), []byte(supercol.QuoteIdent(m.Keyspace.Name)))
 	if d := golden.FirstDifference(want, got); d != "" {

@@ -18,18 +18,25 @@ import (
 
 var quietLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
 
-// sameAsGolden fails the test when the script at path is not the model's
-// expected script of shape byte for byte.
-func sameAsGolden(t *testing.T, m *fixtures.Model, shape, source, path string) {
+// expectedAndScript returns the model's expected script of shape and the
+// script at path.
+func expectedAndScript(t *testing.T, m *fixtures.Model, shape, path string) (want, got []byte) {
 	t.Helper()
 	want, err := m.Expected(shape)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile(path)
-	if err != nil {
+	if got, err = os.ReadFile(path); err != nil {
 		t.Fatal(err)
 	}
+	return want, got
+}
+
+// sameAsGolden fails the test when the script at path is not the model's
+// expected script of shape byte for byte.
+func sameAsGolden(t *testing.T, m *fixtures.Model, shape, source, path string) {
+	t.Helper()
+	want, got := expectedAndScript(t, m, shape, path)
 	if d := firstDifference(want, got); d != "" {
 		t.Errorf("%s: the script converted from %s differs from expected/%s.cql:\n%s", m.Name, source, shape, d)
 	}
