@@ -45,7 +45,8 @@ fmt-check:
 lint: fmt-check vet
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) $(LINT_PKGS)
 
-# Benchmarks print their ratio against a ceiling measured in the same run.
+# Benchmarks report their rates, and their ratios to a ceiling measured in
+# the same run (x-of-ceiling), as metrics: benchstat compares two runs.
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s -timeout 30m $(PKGS)
 

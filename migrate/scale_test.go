@@ -167,5 +167,5 @@ func BenchmarkConvertToFile(b *testing.B) {
 	ceilRate := float64(cells) / ceiling.Seconds()
 	b.ReportMetric(rate, "cells/s")
 	b.ReportMetric(ceilRate, "ceiling-cells/s")
-	b.ReportMetric(rate/ceilRate, "ratio")
+	b.ReportMetric(rate/ceilRate, "x-of-ceiling")
 }

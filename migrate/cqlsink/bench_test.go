@@ -184,7 +184,7 @@ func sinkVersusRawGocql(b *testing.B, hosts []string) {
 		sinkRate, rawRate := cells/sinkTime.Seconds(), cells/rawTime.Seconds()
 		b.ReportMetric(sinkRate, "sink-cells/s")
 		b.ReportMetric(rawRate, "raw-gocql-cells/s")
-		b.ReportMetric(sinkRate/rawRate, "ratio-of-raw")
+		b.ReportMetric(sinkRate/rawRate, "x-of-raw-gocql")
 		b.ReportMetric(float64(sinkCPU.Nanoseconds())/cells, "sink-cpu-ns/cell")
 		b.ReportMetric(float64(rawCPU.Nanoseconds())/cells, "raw-cpu-ns/cell")
 	})
