@@ -9,7 +9,7 @@ DATA_DIR  ?= ./data
 FUZZTIME  ?= 20s
 STATICCHECK_VERSION ?= v0.6.1
 
-.PHONY: build run fixtures test bench lint fuzz thrift vet fmt-check clean check-clients cassandra cassandra-stop test-reference
+.PHONY: build run fixtures test bench lint fuzz thrift vet fmt-check clean check-clients cassandra cassandra-stop test-reference bench-compare
 
 build:
 	@mkdir -p $(BIN)
@@ -49,6 +49,27 @@ lint: fmt-check vet
 # the same run (x-of-ceiling), as metrics: benchstat compares two runs.
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s -timeout 30m $(PKGS)
+
+# thriftd side by side with Cassandra 3.11 and the Thrift echo ceiling, as
+# users measure it: cmd/thriftbench over real sockets, 32 connections,
+# every mode for BENCH_DURATION after BENCH_WARMUP on each server, ratios
+# and thriftd's RSS in one table (docs/PERFORMANCE.md). Not part of make
+# test; about 6 minutes on 2 cores. The Cassandra column is skipped loudly
+# when the ref node cannot start (or THRIFTBRIDGE_CASSANDRA=off).
+BENCH_DURATION ?= 10s
+BENCH_WARMUP   ?= 3s
+BENCH_FLAGS    ?=
+bench-compare:
+	@mkdir -p $(BIN)
+	$(GO) build -o $(BIN)/ ./cmd/thriftd ./cmd/thriftbench
+	@cass=127.0.0.1:19160; \
+	if [ "$$THRIFTBRIDGE_CASSANDRA" = off ]; then \
+	  echo "!!! SKIPPED: the Cassandra 3.11 column: THRIFTBRIDGE_CASSANDRA=off" >&2; cass=; \
+	elif ! test/cassandra/cassandra.sh start ref >&2; then \
+	  echo "!!! SKIPPED: the Cassandra 3.11 column: test/cassandra/cassandra.sh start ref failed (java and mvn are needed)" >&2; cass=; \
+	fi; \
+	$(BIN)/thriftbench compare --thriftd $(BIN)/thriftd --cassandra "$$cass" \
+	  --duration $(BENCH_DURATION) --warmup $(BENCH_WARMUP) $(BENCH_FLAGS)
 
 # Every fuzz target for FUZZTIME each.
 fuzz:

@@ -1,0 +1,419 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
+)
+
+// cleanupTimeout bounds dropping the keyspace at the end, which happens
+// even after SIGINT.
+const cleanupTimeout = 60 * time.Second
+
+// reconnectPause is the wait after a failed attempt to reconnect.
+const reconnectPause = 100 * time.Millisecond
+
+// preloadCells is about how many cells one preload call writes.
+const preloadCells = 256
+
+// params is what every worker reads and none writes.
+type params struct {
+	cfg        *loadConfig
+	names      [][]byte // the --columns column names
+	supers     [][]byte // the super column names of batch-super
+	subnames   [][]byte // the subcolumn names of batch-super
+	value      []byte   // every value written
+	allColumns *cassandra.SlicePredicate
+}
+
+func newParams(cfg *loadConfig) *params {
+	p := &params{cfg: cfg}
+	for i := range cfg.Columns {
+		p.names = append(p.names, columnName(i))
+	}
+	for i := range cfg.SuperColumns {
+		p.supers = append(p.supers, superName(i))
+	}
+	for i := range cfg.Subcolumns {
+		p.subnames = append(p.subnames, columnName(i))
+	}
+	// Values that do not compress, the same on every server.
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x7468726966746265))
+	p.value = make([]byte, cfg.ValueSize)
+	for i := range p.value {
+		p.value[i] = byte(rng.Uint32())
+	}
+	p.allColumns = &cassandra.SlicePredicate{SliceRange: &cassandra.SliceRange{
+		Start: []byte{}, Finish: []byte{}, Count: int32(cfg.Columns)}}
+	return p
+}
+
+// now is a client timestamp: microseconds since the epoch, as Thrift-era
+// clients wrote them.
+func now() int64 { return time.Now().UnixMicro() }
+
+// worker drives one connection.
+type worker struct {
+	p    *params
+	addr string
+	c    *client // nil while the connection is broken
+	rng  *rand.Rand
+	// rangeCursor is where the next range call starts.
+	rangeCursor []byte
+}
+
+// phaseStats is what one worker measured in one phase.
+type phaseStats struct {
+	ops, cells, errors uint64
+	hist               *histogram
+	firstErr           error
+}
+
+func (s *phaseStats) fail(err error) {
+	s.errors++
+	if s.firstErr == nil {
+		s.firstErr = err
+	}
+}
+
+// loop calls op until deadline. A failed call counts as an error; when it
+// broke the connection, the connection is opened again.
+func (w *worker) loop(ctx context.Context, op opFunc, deadline time.Time, st *phaseStats) {
+	timeout := w.p.cfg.Timeout
+	for ctx.Err() == nil && time.Now().Before(deadline) {
+		if w.c == nil {
+			c, err := dial(ctx, w.addr, w.p.cfg.Keyspace, timeout)
+			if err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				st.fail(err)
+				sleepCtx(ctx, min(reconnectPause, time.Until(deadline)))
+				continue
+			}
+			w.c = c
+		}
+		start := time.Now()
+		cells, err := op(ctx, w)
+		took := time.Since(start)
+		if err != nil {
+			if ctx.Err() != nil {
+				return // interrupted: not the server's failure
+			}
+			st.fail(describeErr(err))
+			if connectionBroken(err) {
+				w.c.Close()
+				w.c = nil
+			}
+			continue
+		}
+		st.ops++
+		st.cells += uint64(cells)
+		st.hist.record(took)
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// modeResult is what one mode measured on one server.
+type modeResult struct {
+	Mode        string  `json:"mode"`
+	Ops         uint64  `json:"ops"`
+	Cells       uint64  `json:"cells"`
+	Errors      uint64  `json:"errors"`
+	Seconds     float64 `json:"seconds"`
+	OpsPerSec   float64 `json:"ops_per_sec"`
+	CellsPerSec float64 `json:"cells_per_sec"`
+	P50Ms       float64 `json:"p50_ms"`
+	P99Ms       float64 `json:"p99_ms"`
+	P999Ms      float64 `json:"p999_ms"`
+	MaxMs       float64 `json:"max_ms"`
+	WarmupOps   uint64  `json:"warmup_ops"`
+	FirstError  string  `json:"first_error,omitempty"`
+}
+
+// target is one server under load.
+type target struct {
+	name    string
+	addr    string
+	cfg     *loadConfig
+	p       *params
+	log     *slog.Logger
+	workers []*worker
+	// created: this run created the keyspace, and drops it.
+	created bool
+	// version is the server's describe_version.
+	version string
+}
+
+func newTarget(name, addr string, cfg *loadConfig, log *slog.Logger) *target {
+	return &target{name: name, addr: addr, cfg: cfg, p: newParams(cfg), log: log.With("server", name)}
+}
+
+// setup creates the keyspace (or checks the one to reuse), opens the
+// connections and writes the preloaded rows.
+func (t *target) setup(ctx context.Context) error {
+	admin, err := dial(ctx, t.addr, "", t.cfg.Timeout)
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	if t.version, err = admin.DescribeVersion(ctx); err != nil {
+		return fmt.Errorf("describe_version on %s: %w", t.addr, describeErr(err))
+	}
+	if err := t.ensureKeyspace(ctx, admin); err != nil {
+		return err
+	}
+	t.workers = make([]*worker, t.cfg.Connections)
+	var g errgroup.Group
+	g.SetLimit(8)
+	for i := range t.workers {
+		w := &worker{p: t.p, addr: t.addr, rng: rand.New(rand.NewPCG(t.cfg.Seed, uint64(i)+1))}
+		t.workers[i] = w
+		g.Go(func() (err error) {
+			// close closes what opened even if another failed.
+			w.c, err = dial(ctx, t.addr, t.cfg.Keyspace, t.cfg.Timeout)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return t.preload(ctx)
+}
+
+// families are the families of the benchmark keyspace.
+func (t *target) families() []*cassandra.CfDef {
+	def := func(name, colType, validator string) *cassandra.CfDef {
+		cf := cassandra.NewCfDef()
+		cf.Keyspace, cf.Name, cf.ColumnType, cf.ComparatorType = t.cfg.Keyspace, name, colType, "BytesType"
+		if colType == "Super" {
+			cf.SubcomparatorType = ptr("BytesType")
+		}
+		cf.KeyValidationClass = ptr("BytesType")
+		cf.DefaultValidationClass = ptr(validator)
+		cf.Comment = ptr(familyComment)
+		return cf
+	}
+	return []*cassandra.CfDef{
+		def(cfPreloaded, "Standard", "BytesType"),
+		def(cfWrites, "Standard", "BytesType"),
+		def(cfSupers, "Super", "BytesType"),
+		def(cfCounters, "Standard", "CounterColumnType"),
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// ensureKeyspace creates the keyspace, or with --reuse checks the existing
+// one and adds the families it lacks.
+func (t *target) ensureKeyspace(ctx context.Context, admin *client) error {
+	ks, err := admin.DescribeKeyspace(ctx, t.cfg.Keyspace)
+	var nfe *cassandra.NotFoundException
+	switch {
+	case errors.As(err, &nfe):
+		def := cassandra.NewKsDef()
+		def.Name = t.cfg.Keyspace
+		def.StrategyClass = "org.apache.cassandra.locator.SimpleStrategy"
+		def.StrategyOptions = map[string]string{"replication_factor": "1"}
+		def.CfDefs = t.families()
+		if _, err := admin.SystemAddKeyspace(ctx, def); err != nil {
+			return fmt.Errorf("create keyspace %s on %s: %w", t.cfg.Keyspace, t.addr, describeErr(err))
+		}
+		t.created = true
+		t.log.Info("created keyspace", "keyspace", t.cfg.Keyspace)
+		return nil
+	case err != nil:
+		return fmt.Errorf("describe_keyspace %s on %s: %w", t.cfg.Keyspace, t.addr, describeErr(err))
+	case !t.cfg.Reuse:
+		return fmt.Errorf("keyspace %s already exists on %s and this run did not create it: thriftbench does not touch it "+
+			"(drop it, choose another --keyspace, or give --reuse to run in it; a reused keyspace is not dropped)", t.cfg.Keyspace, t.addr)
+	}
+	have := map[string]*cassandra.CfDef{}
+	for _, cf := range ks.CfDefs {
+		have[cf.Name] = cf
+	}
+	if err := admin.SetKeyspace(ctx, t.cfg.Keyspace); err != nil {
+		return fmt.Errorf("set_keyspace %s on %s: %w", t.cfg.Keyspace, t.addr, describeErr(err))
+	}
+	for _, want := range t.families() {
+		got, ok := have[want.Name]
+		if !ok {
+			if _, err := admin.SystemAddColumnFamily(ctx, want); err != nil {
+				return fmt.Errorf("add family %s.%s on %s: %w", t.cfg.Keyspace, want.Name, t.addr, describeErr(err))
+			}
+			continue
+		}
+		if !sameFamily(got, want) {
+			return fmt.Errorf("--reuse: family %s.%s on %s is not the one thriftbench uses (%s of %s)", t.cfg.Keyspace, want.Name, t.addr, want.ColumnType, *want.DefaultValidationClass)
+		}
+	}
+	t.log.Info("reusing keyspace", "keyspace", t.cfg.Keyspace)
+	return nil
+}
+
+// sameFamily compares the settings the load depends on; servers name
+// types with or without their package.
+func sameFamily(got, want *cassandra.CfDef) bool {
+	short := func(s string) string {
+		for i := len(s) - 1; i >= 0; i-- {
+			if s[i] == '.' {
+				return s[i+1:]
+			}
+		}
+		return s
+	}
+	colType := got.ColumnType
+	if colType == "" {
+		colType = "Standard"
+	}
+	return colType == want.ColumnType && short(got.GetDefaultValidationClass()) == short(*want.DefaultValidationClass)
+}
+
+// preload writes the rows the read modes read, over every connection,
+// unless no selected mode reads them.
+func (t *target) preload(ctx context.Context) error {
+	needed := false
+	for _, m := range t.cfg.Modes {
+		needed = needed || modeNeedsPreload(m)
+	}
+	if t.cfg.Preload == 0 || !needed {
+		return nil
+	}
+	start := time.Now()
+	perCall := max(1, preloadCells/t.cfg.Columns)
+	var next atomic.Int64
+	ts := now()
+	g, gctx := errgroup.WithContext(ctx)
+	for _, w := range t.workers {
+		g.Go(func() error {
+			for gctx.Err() == nil {
+				first := int(next.Add(int64(perCall))) - perCall
+				if first >= t.cfg.Preload {
+					return nil
+				}
+				rows := map[string]map[string][]*cassandra.Mutation{}
+				for i := first; i < min(first+perCall, t.cfg.Preload); i++ {
+					muts := make([]*cassandra.Mutation, len(t.p.names))
+					for j, name := range t.p.names {
+						muts[j] = &cassandra.Mutation{ColumnOrSupercolumn: &cassandra.ColumnOrSuperColumn{
+							Column: &cassandra.Column{Name: name, Value: t.p.value, Timestamp: &ts}}}
+					}
+					rows[string(preloadedKey(i))] = map[string][]*cassandra.Mutation{cfPreloaded: muts}
+				}
+				if err := w.c.BatchMutate(ctx, rows, cl); err != nil {
+					return fmt.Errorf("preload on %s: %w", t.addr, describeErr(err))
+				}
+			}
+			return gctx.Err()
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	t.log.Info("preloaded", "rows", t.cfg.Preload, "columns", t.cfg.Columns, "took", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// runMode runs one mode: the warm-up, then the measured phase.
+func (t *target) runMode(ctx context.Context, name string) modeResult {
+	op := modes[name].op
+	res := modeResult{Mode: name}
+	if t.cfg.Warmup > 0 {
+		t.log.Info("warm-up", "mode", name, "for", t.cfg.Warmup)
+		warm, _ := t.phase(ctx, op, t.cfg.Warmup)
+		res.WarmupOps = warm.ops
+	}
+	t.log.Info("measuring", "mode", name, "for", t.cfg.Duration)
+	st, elapsed := t.phase(ctx, op, t.cfg.Duration)
+	res.Ops, res.Cells, res.Errors = st.ops, st.cells, st.errors
+	res.Seconds = elapsed.Seconds()
+	if res.Seconds > 0 {
+		res.OpsPerSec = float64(st.ops) / res.Seconds
+		res.CellsPerSec = float64(st.cells) / res.Seconds
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	res.P50Ms, res.P99Ms, res.P999Ms = ms(st.hist.quantile(0.50)), ms(st.hist.quantile(0.99)), ms(st.hist.quantile(0.999))
+	res.MaxMs = ms(time.Duration(st.hist.max))
+	if st.firstErr != nil {
+		res.FirstError = st.firstErr.Error()
+		t.log.Warn("calls failed", "mode", name, "errors", st.errors, "first", res.FirstError)
+	}
+	return res
+}
+
+// phase runs op on every connection for d and returns the merged
+// statistics and the time from the start until the last call returned.
+func (t *target) phase(ctx context.Context, op opFunc, d time.Duration) (phaseStats, time.Duration) {
+	stats := make([]phaseStats, len(t.workers))
+	var wg sync.WaitGroup
+	start := time.Now()
+	deadline := start.Add(d)
+	for i, w := range t.workers {
+		stats[i].hist = new(histogram)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.loop(ctx, op, deadline, &stats[i])
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	total := phaseStats{hist: new(histogram)}
+	for _, s := range stats {
+		total.ops += s.ops
+		total.cells += s.cells
+		total.errors += s.errors
+		total.hist.merge(s.hist)
+		if total.firstErr == nil {
+			total.firstErr = s.firstErr
+		}
+	}
+	return total, elapsed
+}
+
+// close closes the connections and drops the keyspace if this run
+// created it, even when ctx was cancelled.
+func (t *target) close(ctx context.Context) error {
+	for _, w := range t.workers {
+		if w.c != nil {
+			w.c.Close()
+			w.c = nil
+		}
+	}
+	if !t.created {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	admin, err := dial(ctx, t.addr, "", t.cfg.Timeout)
+	if err != nil {
+		return fmt.Errorf("drop keyspace %s: %w", t.cfg.Keyspace, err)
+	}
+	defer admin.Close()
+	if _, err := admin.SystemDropKeyspace(ctx, t.cfg.Keyspace); err != nil {
+		return fmt.Errorf("drop keyspace %s on %s: %w", t.cfg.Keyspace, t.addr, describeErr(err))
+	}
+	t.created = false
+	t.log.Info("dropped keyspace", "keyspace", t.cfg.Keyspace)
+	return nil
+}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestCommandLineRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string // in stderr
+	}{
+		{[]string{"--no-such-flag"}, "flag provided but not defined"},
+		{[]string{"--duration", "1s", "extra"}, `unexpected argument "extra"`},
+		{[]string{"--mode", "insert,bogus"}, `unknown mode "bogus"`},
+		{[]string{"--mode", ","}, "no mode given"},
+		{[]string{"--connections", "0"}, "--connections"},
+		{[]string{"--duration", "0s"}, "--duration must be positive"},
+		{[]string{"--warmup", "-1s"}, "--warmup"},
+		{[]string{"--columns", "0"}, "--columns"},
+		{[]string{"--value-size", "-1"}, "--value-size"},
+		{[]string{"--range-rows", "100000"}, "--range-rows"},
+		{[]string{"--preload", "0", "--mode", "get"}, "--preload must be at least 1"},
+		{[]string{"--keyspace", "bad-name"}, "not a keyspace name"},
+		{[]string{"--keyspace", "system_auth"}, "system keyspaces"},
+		{[]string{"--addr", "no-port"}, "want host:port"},
+		{[]string{"--addr", "192.0.2.1:9160"}, "not a loopback address"},
+		{[]string{"--addr", "[2001:db8::1]:9160"}, "not a loopback address"},
+		{[]string{"--log-level", "loud"}, "--log-level"},
+		{[]string{"echo-server", "--bogus"}, "flag provided but not defined"},
+		{[]string{"echo-server", "now"}, `unexpected argument "now"`},
+		{[]string{"echo-server", "--listen", "192.0.2.1:9170"}, "not a loopback address"},
+		{[]string{"compare", "--addr", "127.0.0.1:9160"}, "flag provided but not defined: -addr"},
+		{[]string{"compare", "x"}, `unexpected argument "x"`},
+		{[]string{"compare", "--cassandra", "192.0.2.1:9160"}, "not a loopback address"},
+	} {
+		code, stdout, stderr := runCLI(t, tc.args...)
+		if code != exitUsage {
+			t.Errorf("%q: exit %d, want %d (stderr %q)", tc.args, code, exitUsage, stderr)
+		}
+		if !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "usage:") && !strings.Contains(stderr, "Usage") {
+			t.Errorf("%q: stderr %q lacks %q and the usage", tc.args, stderr, tc.want)
+		}
+		if stdout != "" {
+			t.Errorf("%q: wrote %q on stdout", tc.args, stdout)
+		}
+	}
+}
+
+func TestHelp(t *testing.T) {
+	code, _, stderr := runCLI(t, "-h")
+	if code != exitOK || !strings.Contains(stderr, "--connections") && !strings.Contains(stderr, "-connections") {
+		t.Fatalf("-h: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestParseModes(t *testing.T) {
+	got, err := parseModes("all")
+	if err != nil || strings.Join(got, ",") != strings.Join(allModes, ",") {
+		t.Fatalf("all = %v, %v", got, err)
+	}
+	got, err = parseModes(" get, insert ,get")
+	if err != nil || strings.Join(got, ",") != "get,insert" {
+		t.Fatalf("list = %v, %v", got, err)
+	}
+	for _, m := range allModes {
+		if _, ok := modes[m]; !ok {
+			t.Errorf("mode %s has no implementation", m)
+		}
+	}
+	if len(modes) != len(allModes) {
+		t.Errorf("%d modes implemented, %d listed", len(modes), len(allModes))
+	}
+}
+
+func TestLoopback(t *testing.T) {
+	ctx := context.Background()
+	for addr, want := range map[string]bool{
+		"127.0.0.1:9160": true, "127.1.2.3:1": true, "[::1]:9160": true, "localhost:9160": true, ":9160": true,
+		"10.0.0.1:9160": false, "0.0.0.0:9160": false, "[::]:9160": false,
+	} {
+		err := checkLoopback(ctx, "--addr", addr, false)
+		if (err == nil) != want {
+			t.Errorf("%s: err %v, want allowed=%v", addr, err, want)
+		}
+		if err := checkLoopback(ctx, "--addr", addr, true); err != nil {
+			t.Errorf("%s with --allow-remote: %v", addr, err)
+		}
+	}
+}
+
+func TestParseMemoryStatus(t *testing.T) {
+	status := "Name:\tthriftd\nVmPeak:\t 2000000 kB\nVmHWM:\t  300000 kB\nVmRSS:\t  250000 kB\nThreads:\t12\n"
+	m, err := parseMemoryStatus(strings.NewReader(status))
+	if err != nil || m.VmHWMKiB != 300000 || m.VmRSSKiB != 250000 {
+		t.Fatalf("got %+v, %v", m, err)
+	}
+	if _, err := parseMemoryStatus(strings.NewReader("Name:\tx\n")); err == nil {
+		t.Fatal("no error without VmHWM and VmRSS")
+	}
+}
+
+func TestComparisonTable(t *testing.T) {
+	res := func(mode string, ops float64) modeResult { return modeResult{Mode: mode, OpsPerSec: ops} }
+	cfg := &loadConfig{Connections: 32, Modes: []string{"insert", "slice", "mixed"}}
+	c := &comparison{
+		Config:     cfg,
+		Thriftd:    &report{Target: "thriftd", Modes: []modeResult{res("insert", 30000), res("slice", 9000), res("mixed", 20000)}},
+		Cassandra:  &report{Target: "Cassandra 3.11", Modes: []modeResult{res("insert", 10000), res("slice", 4000), res("mixed", 0)}},
+		Echo:       &report{Target: "echo", Modes: []modeResult{res("insert", 60000), res("slice", 12000), res("mixed", 40000)}},
+		ThriftdRSS: &memoryStatus{VmHWMKiB: 200 * 1024, VmRSSKiB: 150 * 1024},
+	}
+	c.fill()
+	var out bytes.Buffer
+	writeComparison(&out, c)
+	text := out.String()
+	for _, want := range []string{
+		"| mode   | thriftd ops/s | Cassandra 3.11 ops/s | ratio | echo ceiling | thriftd/echo |",
+		"| insert |         30000 |                10000 |  3.00 |        60000 |          50% |",
+		"| slice  |          9000 |                 4000 |  2.25 |        12000 |          75% |",
+		"| mixed  |         20000 |                    0 |     - |        40000 |          50% |",
+		"VmHWM 200.0 MiB (peak), VmRSS 150.0 MiB",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("table lacks %q:\n%s", want, text)
+		}
+	}
+	met := map[string]bool{}
+	for _, g := range c.Goals {
+		met[g.Goal] = g.Met
+	}
+	wantMet := map[string]bool{
+		"thriftd/Cassandra insert": true, "thriftd/echo insert": false,
+		"thriftd/Cassandra slice": false, "thriftd peak RSS (VmHWM) MiB": true,
+	}
+	if len(met) != len(wantMet) {
+		t.Errorf("goals %v, want %v", met, wantMet)
+	}
+	for g, want := range wantMet {
+		if got, ok := met[g]; !ok || got != want {
+			t.Errorf("goal %q met=%v (present %v), want %v", g, got, ok, want)
+		}
+	}
+}

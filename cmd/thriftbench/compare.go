@@ -1,0 +1,571 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Bounds of starting and stopping the servers compare runs.
+const (
+	serverStartTimeout = 60 * time.Second
+	serverStopTimeout  = 30 * time.Second
+	cassandraProbe     = 10 * time.Second
+)
+
+// The goals of the issue: thriftd/Cassandra 3.11 throughput ratios,
+// single-column calls at 60% of the echo ceiling, and thriftd's resident
+// memory.
+var ratioGoals = map[string]float64{
+	"insert": 2.5, "get": 2.5, "slice": 3, "batch-super": 2, "range": 2.5, "counter": 2,
+}
+
+var echoGoalModes = map[string]bool{"insert": true, "get": true, "counter": true}
+
+const (
+	echoGoal   = 0.60
+	rssGoalMiB = 256
+)
+
+// compareConfig holds compare's own flags.
+type compareConfig struct {
+	load      loadConfig
+	thriftd   string
+	cassandra string
+}
+
+// comparison is compare's result.
+type comparison struct {
+	Config           *loadConfig   `json:"config"`
+	DurationS        float64       `json:"duration_s"`
+	WarmupS          float64       `json:"warmup_s"`
+	CPUs             int           `json:"cpus"`
+	Thriftd          *report       `json:"thriftd"`
+	Cassandra        *report       `json:"cassandra,omitempty"`
+	CassandraSkipped string        `json:"cassandra_skipped,omitempty"`
+	Echo             *report       `json:"echo"`
+	ThriftdRSS       *memoryStatus `json:"thriftd_memory,omitempty"`
+	Rows             []compareRow  `json:"rows"`
+	Goals            []goalResult  `json:"goals"`
+}
+
+type compareRow struct {
+	Mode            string   `json:"mode"`
+	Thriftd         float64  `json:"thriftd_ops_per_sec"`
+	Cassandra       *float64 `json:"cassandra_ops_per_sec,omitempty"`
+	Ratio           *float64 `json:"ratio,omitempty"`
+	Echo            float64  `json:"echo_ops_per_sec"`
+	ThriftdOverEcho float64  `json:"thriftd_over_echo"`
+}
+
+type goalResult struct {
+	Goal   string  `json:"goal"`
+	Want   float64 `json:"want"`
+	Got    float64 `json:"got"`
+	Met    bool    `json:"met"`
+	Reason string  `json:"skipped,omitempty"`
+}
+
+// memoryStatus is a process's resident memory from /proc/PID/status.
+type memoryStatus struct {
+	VmHWMKiB int64 `json:"vmhwm_kib"`
+	VmRSSKiB int64 `json:"vmrss_kib"`
+}
+
+func runCompareCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("thriftbench compare", flag.ContinueOnError)
+	cc := &compareConfig{}
+	registerLoadFlags(fs, &cc.load, false)
+	fs.StringVar(&cc.thriftd, "thriftd", "bin/thriftd", "thriftd binary to start (fresh, on a temporary data directory, default settings)")
+	fs.StringVar(&cc.cassandra, "cassandra", "127.0.0.1:19160", "Thrift address of the Cassandra 3.11 to compare with (empty: none)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `usage: thriftbench compare [flags]
+
+Starts a fresh thriftd and an echo server on free loopback ports, runs
+every mode against them and against the Cassandra 3.11 at --cassandra with
+the same parameters, and prints one table of the ratios, with thriftd's
+resident memory after the run.
+
+flags:
+`)
+		fs.PrintDefaults()
+	}
+	if code, ok := parseArgs(fs, args, stderr); !ok {
+		return code
+	}
+	return exitFor(fs, compareMain(ctx, cc, stdout, stderr), stderr)
+}
+
+func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Writer) (err error) {
+	cfg := &cc.load
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	if cc.cassandra != "" {
+		if err := checkLoopback(ctx, "--cassandra", cc.cassandra, cfg.AllowRemote); err != nil {
+			return err
+		}
+	}
+	log, err := newLogger(cfg.LogLevel, stderr)
+	if err != nil {
+		return err
+	}
+	per := cfg.Warmup + cfg.Duration
+	log.Info("compare: thriftd, Cassandra 3.11 and the echo ceiling", "modes", len(cfg.Modes),
+		"estimated", (time.Duration(3*len(cfg.Modes))*per).String()+" plus start-up and preload")
+
+	tmp, err := os.MkdirTemp("", "thriftbench-compare-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	echo, err := startEchoProcess(ctx, cfg.ValueSize, log)
+	if err != nil {
+		return fmt.Errorf("echo server: %w", err)
+	}
+	defer echo.stop(log)
+	td, err := startThriftd(ctx, cc.thriftd, tmp, cfg.Timeout, log)
+	if err != nil {
+		return fmt.Errorf("thriftd: %w", err)
+	}
+	defer td.stop(log)
+
+	res := &comparison{Config: cfg, DurationS: cfg.Duration.Seconds(), WarmupS: cfg.Warmup.Seconds(), CPUs: runtime.NumCPU()}
+	targets := []*target{newTarget("thriftd", td.addr, cfg, log)}
+	var cass *target
+	switch reason := probeCassandra(ctx, cc.cassandra, cfg.Timeout); reason {
+	case "":
+		cass = newTarget("Cassandra 3.11", cc.cassandra, cfg, log)
+		targets = append(targets, cass)
+	default:
+		res.CassandraSkipped = reason
+		fmt.Fprintf(stderr, "!!! SKIPPED: the Cassandra 3.11 column: %s\n", reason)
+	}
+	echoT := newTarget("echo", echo.addr, cfg, log)
+	targets = append(targets, echoT)
+	defer func() {
+		for _, t := range targets {
+			if cerr := t.close(ctx); cerr != nil {
+				log.Error("cleanup", "server", t.name, "err", cerr)
+				if err == nil {
+					err = cerr
+				}
+			}
+		}
+	}()
+
+	for _, t := range targets {
+		if err := t.setup(ctx); err != nil {
+			return fmt.Errorf("%s: %w", t.name, err)
+		}
+	}
+	reports := map[*target]*report{}
+	for _, t := range targets {
+		reports[t] = newReport(t)
+	}
+	// Mode by mode, every server in turn, so that a drift of the machine
+	// (another job, a compaction) spreads over all of them.
+	for _, m := range cfg.Modes {
+		for _, t := range targets {
+			r := t.runMode(ctx, m)
+			if ctx.Err() != nil {
+				return fmt.Errorf("interrupted during mode %s on %s", m, t.name)
+			}
+			reports[t].Modes = append(reports[t].Modes, r)
+			log.Info("measured", "mode", m, "server", t.name, "ops/s", int64(r.OpsPerSec), "errors", r.Errors)
+		}
+	}
+	if mem, err := readMemoryStatus(td.cmd.Process.Pid); err != nil {
+		log.Warn("thriftd memory", "err", err)
+	} else {
+		res.ThriftdRSS = mem
+	}
+	res.Thriftd, res.Echo = reports[targets[0]], reports[echoT]
+	if cass != nil {
+		res.Cassandra = reports[cass]
+	}
+	res.fill()
+
+	if cfg.JSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	} else {
+		writeComparison(stdout, res)
+	}
+	if res.Thriftd.failedCalls() > 0 || res.Echo.failedCalls() > 0 {
+		return errCallsFailed
+	}
+	return nil
+}
+
+// probeCassandra returns why the Cassandra column is skipped, or "".
+func probeCassandra(ctx context.Context, addr string, timeout time.Duration) string {
+	if addr == "" {
+		return "no --cassandra address given"
+	}
+	ctx, cancel := context.WithTimeout(ctx, cassandraProbe)
+	defer cancel()
+	c, err := dial(ctx, addr, "", min(timeout, cassandraProbe))
+	if err != nil {
+		return fmt.Sprintf("no Cassandra answering Thrift at %s (%v); start it with test/cassandra/cassandra.sh start ref", addr, err)
+	}
+	defer c.Close()
+	if _, err := c.DescribeVersion(ctx); err != nil {
+		return fmt.Sprintf("Cassandra at %s does not answer describe_version: %v", addr, describeErr(err))
+	}
+	return ""
+}
+
+// fill computes the rows and the goals.
+func (c *comparison) fill() {
+	cass := map[string]modeResult{}
+	if c.Cassandra != nil {
+		for _, m := range c.Cassandra.Modes {
+			cass[m.Mode] = m
+		}
+	}
+	echo := map[string]modeResult{}
+	for _, m := range c.Echo.Modes {
+		echo[m.Mode] = m
+	}
+	for _, m := range c.Thriftd.Modes {
+		row := compareRow{Mode: m.Mode, Thriftd: m.OpsPerSec, Echo: echo[m.Mode].OpsPerSec}
+		if row.Echo > 0 {
+			row.ThriftdOverEcho = row.Thriftd / row.Echo
+		}
+		if cm, ok := cass[m.Mode]; ok {
+			row.Cassandra = ptr(cm.OpsPerSec)
+			if cm.OpsPerSec > 0 {
+				row.Ratio = ptr(m.OpsPerSec / cm.OpsPerSec)
+			}
+		}
+		c.Rows = append(c.Rows, row)
+		if want, ok := ratioGoals[m.Mode]; ok {
+			g := goalResult{Goal: "thriftd/Cassandra " + m.Mode, Want: want}
+			if row.Ratio != nil {
+				g.Got, g.Met = *row.Ratio, *row.Ratio >= want
+			} else {
+				g.Reason = "no Cassandra measure"
+			}
+			c.Goals = append(c.Goals, g)
+		}
+		if echoGoalModes[m.Mode] {
+			c.Goals = append(c.Goals, goalResult{Goal: "thriftd/echo " + m.Mode, Want: echoGoal,
+				Got: row.ThriftdOverEcho, Met: row.ThriftdOverEcho >= echoGoal})
+		}
+	}
+	if c.ThriftdRSS != nil {
+		hwm := float64(c.ThriftdRSS.VmHWMKiB) / 1024
+		c.Goals = append(c.Goals, goalResult{Goal: "thriftd peak RSS (VmHWM) MiB", Want: rssGoalMiB, Got: hwm, Met: hwm <= rssGoalMiB})
+	}
+}
+
+// writeComparison prints each server's report, then the table.
+func writeComparison(w io.Writer, c *comparison) {
+	fmt.Fprintf(w, "thriftbench compare: %s\n", c.Config.describe())
+	fmt.Fprintf(w, "%d CPUs; the load generator and every server share this machine\n", c.CPUs)
+	for _, r := range []*report{c.Thriftd, c.Cassandra, c.Echo} {
+		if r == nil {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s (%s, API %s):\n", r.Target, r.Addr, r.APIVersion)
+		writeModeTable(w, r.Modes)
+	}
+	fmt.Fprintln(w)
+	if c.CassandraSkipped != "" {
+		fmt.Fprintf(w, "!!! SKIPPED: the Cassandra 3.11 column: %s\n\n", c.CassandraSkipped)
+	}
+	rows := [][]string{{"mode", "thriftd ops/s", "Cassandra 3.11 ops/s", "ratio", "echo ceiling", "thriftd/echo"}}
+	for _, r := range c.Rows {
+		cassCell, ratioCell := "skipped", "-"
+		if r.Cassandra != nil {
+			cassCell = fmt.Sprintf("%.0f", *r.Cassandra)
+		}
+		if r.Ratio != nil {
+			ratioCell = fmt.Sprintf("%.2f", *r.Ratio)
+		}
+		rows = append(rows, []string{r.Mode, fmt.Sprintf("%.0f", r.Thriftd), cassCell, ratioCell,
+			fmt.Sprintf("%.0f", r.Echo), fmt.Sprintf("%.0f%%", 100*r.ThriftdOverEcho)})
+	}
+	writeMarkdownTable(w, rows)
+	if c.ThriftdRSS != nil {
+		fmt.Fprintf(w, "\nthriftd resident memory after the run: VmHWM %.1f MiB (peak), VmRSS %.1f MiB\n",
+			float64(c.ThriftdRSS.VmHWMKiB)/1024, float64(c.ThriftdRSS.VmRSSKiB)/1024)
+	}
+	if c.Thriftd.failedCalls() > 0 || c.Echo.failedCalls() > 0 || (c.Cassandra != nil && c.Cassandra.failedCalls() > 0) {
+		fmt.Fprintln(w, "\nsome calls failed: see the errors column of each server above")
+	}
+	fmt.Fprintln(w, "\ngoals of the issue:")
+	for _, g := range c.Goals {
+		switch {
+		case g.Reason != "":
+			fmt.Fprintf(w, "  %-34s >= %-5g  not measured (%s)\n", g.Goal, g.Want, g.Reason)
+		case strings.Contains(g.Goal, "RSS"):
+			fmt.Fprintf(w, "  %-34s <= %-5g  %7.1f  %s\n", g.Goal, g.Want, g.Got, metWord(g.Met))
+		default:
+			fmt.Fprintf(w, "  %-34s >= %-5g  %7.2f  %s\n", g.Goal, g.Want, g.Got, metWord(g.Met))
+		}
+	}
+}
+
+func metWord(met bool) string {
+	if met {
+		return "met"
+	}
+	return "BELOW"
+}
+
+// writeMarkdownTable prints rows as an aligned Markdown table; the first
+// row is the header, and every column but the first is right-aligned.
+func writeMarkdownTable(w io.Writer, rows [][]string) {
+	width := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, cell := range r {
+			width[i] = max(width[i], len(cell))
+		}
+	}
+	line := func(r []string) {
+		var b strings.Builder
+		b.WriteString("|")
+		for i, cell := range r {
+			if i == 0 {
+				fmt.Fprintf(&b, " %-*s |", width[i], cell)
+			} else {
+				fmt.Fprintf(&b, " %*s |", width[i], cell)
+			}
+		}
+		fmt.Fprintln(w, b.String())
+	}
+	line(rows[0])
+	sep := make([]string, len(width))
+	for i, n := range width {
+		if i == 0 {
+			sep[i] = strings.Repeat("-", n)
+		} else {
+			sep[i] = strings.Repeat("-", n-1) + ":"
+		}
+	}
+	line(sep)
+	for _, r := range rows[1:] {
+		line(r)
+	}
+}
+
+// readMemoryStatus reads VmHWM and VmRSS from /proc/PID/status.
+func readMemoryStatus(pid int) (*memoryStatus, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return parseMemoryStatus(f)
+}
+
+func parseMemoryStatus(r io.Reader) (*memoryStatus, error) {
+	m := &memoryStatus{VmHWMKiB: -1, VmRSSKiB: -1}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		key, val, ok := strings.Cut(sc.Text(), ":")
+		if !ok || (key != "VmHWM" && key != "VmRSS") {
+			continue
+		}
+		f := strings.Fields(val)
+		if len(f) != 2 || f[1] != "kB" {
+			return nil, fmt.Errorf("unexpected %s line %q", key, sc.Text())
+		}
+		n, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+		if key == "VmHWM" {
+			m.VmHWMKiB = n
+		} else {
+			m.VmRSSKiB = n
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if m.VmHWMKiB < 0 || m.VmRSSKiB < 0 {
+		return nil, errors.New("no VmHWM or VmRSS line")
+	}
+	return m, nil
+}
+
+// process is a server compare started.
+type process struct {
+	name   string
+	addr   string
+	cmd    *exec.Cmd
+	exited chan struct{}
+	err    error // after exited is closed
+}
+
+func startProcess(name string, cmd *exec.Cmd) (*process, error) {
+	setDeathSignal(cmd)
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &process{name: name, cmd: cmd, exited: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+// stop sends SIGTERM and waits, then kills after serverStopTimeout.
+func (p *process) stop(log *slog.Logger) {
+	select {
+	case <-p.exited:
+		return
+	default:
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.exited:
+	case <-time.After(serverStopTimeout):
+		log.Warn("did not stop in time; killing it", "process", p.name, "pid", p.cmd.Process.Pid)
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+	}
+}
+
+// startEchoProcess runs this binary's echo server on a free loopback port
+// and reads the port from its first line of output.
+func startEchoProcess(ctx context.Context, valueSize int, log *slog.Logger) (*process, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(exe, "echo-server", "--listen", "127.0.0.1:0", "--value-size", strconv.Itoa(valueSize), "--log-level", "warn")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	p, err := startProcess("echo-server", cmd)
+	if err != nil {
+		return nil, err
+	}
+	line := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		if sc.Scan() {
+			line <- sc.Text()
+		}
+		close(line)
+		_, _ = io.Copy(io.Discard, out)
+	}()
+	select {
+	case l, ok := <-line:
+		addr, found := strings.CutPrefix(l, "listening on ")
+		if !ok || !found {
+			p.stop(log)
+			return nil, fmt.Errorf("unexpected first line %q", l)
+		}
+		p.addr = addr
+	case <-time.After(serverStartTimeout):
+		p.stop(log)
+		return nil, errors.New("did not say where it listens")
+	case <-ctx.Done():
+		p.stop(log)
+		return nil, ctx.Err()
+	}
+	log.Info("echo server started", "addr", p.addr, "pid", p.cmd.Process.Pid)
+	return p, nil
+}
+
+// startThriftd starts bin/thriftd with its default settings on a free
+// loopback port and a fresh data directory under tmp, and waits until it
+// answers.
+func startThriftd(ctx context.Context, bin, tmp string, timeout time.Duration, log *slog.Logger) (*process, error) {
+	if _, err := os.Stat(bin); err != nil {
+		return nil, fmt.Errorf("%w (make build builds it)", err)
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	dataDir := filepath.Join(tmp, "thriftd-data")
+	logPath := filepath.Join(tmp, "thriftd.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	defer logFile.Close()
+	cmd := exec.Command(bin, "--listen", addr, "--data-dir", dataDir)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	p, err := startProcess("thriftd", cmd)
+	if err != nil {
+		return nil, err
+	}
+	p.addr = addr
+	deadline := time.Now().Add(serverStartTimeout)
+	for {
+		c, err := dial(ctx, addr, "", timeout)
+		if err == nil {
+			_, err = c.DescribeVersion(ctx)
+			c.Close()
+			if err == nil {
+				break
+			}
+		}
+		select {
+		case <-p.exited:
+			return nil, fmt.Errorf("exited during start-up (%v): %s", p.err, tail(logPath))
+		case <-ctx.Done():
+			p.stop(log)
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			p.stop(log)
+			return nil, fmt.Errorf("did not answer on %s within %s: %s", addr, serverStartTimeout, tail(logPath))
+		}
+	}
+	log.Info("thriftd started", "addr", addr, "pid", p.cmd.Process.Pid, "data_dir", dataDir)
+	return p, nil
+}
+
+// freePort returns a loopback port nobody listens on right now.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// tail returns the end of a log file, for an error message.
+func tail(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	const n = 2000
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return strings.TrimSpace(string(b))
+}

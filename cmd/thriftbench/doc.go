@@ -1,0 +1,72 @@
+// Command thriftbench is a load generator for Cassandra's legacy Thrift API.
+// It speaks only Thrift, through the generated client over the framed
+// transport and the binary protocol, so the same run works unchanged
+// against thriftd and against Cassandra 3.11: performance measured as users
+// measure it, from a separate process, over real sockets.
+//
+//	thriftbench [flags]                         load one server
+//	thriftbench echo-server --listen ADDR       the protocol/transport ceiling
+//	thriftbench compare [flags]                 thriftd, Cassandra 3.11 and the
+//	                                            ceiling side by side (make bench-compare)
+//
+// # Load
+//
+// thriftbench opens --connections connections (32), each issuing one call at
+// a time, as a pool of application threads does. Every selected --mode runs
+// for --warmup (5s, not counted; 0 turns it off), then for --duration (10s),
+// and reports ops/s, cells/s, the p50/p99/p99.9 latency of the calls and
+// the number of failed calls (--json: one JSON document instead of the
+// text table). The modes:
+//
+//	insert       insert of one column into a random row of --keys
+//	get          get of one column of a preloaded row
+//	slice        get_slice of the --columns columns of a preloaded row
+//	batch        batch_mutate of one row: --columns columns
+//	batch-super  batch_mutate of one row of a super family:
+//	             --super-columns super columns x --subcolumns subcolumns
+//	range        get_range_slices of --range-rows rows x --columns columns,
+//	             each connection paging through the preloaded rows
+//	counter      add of 1 to one counter column of a random row of --keys
+//	mixed        40% get, 40% insert, 10% slice, 10% batch
+//
+// A call answered with an exception counts as an error; one that breaks the
+// connection counts as an error and the connection is opened again. The
+// exit status is 1 when any measured call failed, 2 on a usage error.
+//
+// # Its keyspace
+//
+// thriftbench works in a keyspace of its own (--keyspace, "thriftbench"):
+// it creates it with four families (Preloaded, Writes, Supers, Counters),
+// writes --preload rows of --columns columns of --value-size bytes into
+// Preloaded for the read modes, and drops it at the end. It refuses to
+// touch a keyspace that already exists, which it did not create, unless
+// --reuse is given; a reused keyspace is not dropped.
+//
+// # Safety
+//
+// The run is bounded: each mode stops by itself after its warm-up and
+// duration, and every call is bounded by --timeout. --addr must be a
+// loopback address unless --allow-remote is given, so that a benchmark is
+// never pointed at a production cluster by accident. SIGINT stops the run
+// and still drops the keyspace.
+//
+// # Ceiling
+//
+// echo-server is a bare Thrift server of the Cassandra service built on
+// the Apache Thrift Go library with the same transport and protocol; every
+// method answers at once with an empty or fixed result shaped like the
+// request (get returns a column of --value-size bytes, get_slice and
+// get_range_slices as many columns and rows as asked). Loading it with the
+// same parameters measures what the protocol, the transport, the loopback
+// network and the load generator allow on this machine.
+//
+// # Comparison
+//
+// compare starts a fresh thriftd (--thriftd, on a temporary data directory
+// with default settings) and an echo server on free loopback ports, uses
+// the Cassandra 3.11 at --cassandra, runs every mode against each with the
+// same parameters, and prints one table with the ratios and thriftd's
+// resident memory (VmHWM and VmRSS) after the run. No Cassandra (an empty
+// --cassandra or one that does not answer) leaves its column empty with a
+// loud "!!! SKIPPED" line.
+package main

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
+)
+
+// startTestEcho starts an echo server in the test's process.
+func startTestEcho(t *testing.T) string {
+	t.Helper()
+	srv, err := startEchoServer("127.0.0.1:0", 64, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.stop)
+	return srv.Addr()
+}
+
+// TestEveryModeAgainstEcho runs every mode for 300ms over real sockets
+// against an echo server and checks the report, not the speed.
+func TestEveryModeAgainstEcho(t *testing.T) {
+	addr := startTestEcho(t)
+	code, stdout, stderr := runCLI(t, "--addr", addr, "--mode", "all", "--duration", "300ms", "--warmup", "50ms",
+		"--connections", "4", "--preload", "50", "--keys", "100", "--columns", "5", "--range-rows", "3",
+		"--json", "--log-level", "warn")
+	if code != exitOK {
+		t.Fatalf("exit %d\nstderr: %s", code, stderr)
+	}
+	var rep report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("--json output: %v\n%s", err, stdout)
+	}
+	if rep.APIVersion != "19.39.0" || rep.Config.Connections != 4 || rep.DurationS != 0.3 {
+		t.Errorf("report header %+v", rep)
+	}
+	if len(rep.Modes) != len(allModes) {
+		t.Fatalf("%d modes reported, want %d", len(rep.Modes), len(allModes))
+	}
+	cellsPerOp := map[string]uint64{"insert": 1, "get": 1, "slice": 5, "batch": 5, "batch-super": 100, "range": 15, "counter": 1}
+	for i, m := range rep.Modes {
+		if m.Mode != allModes[i] {
+			t.Errorf("mode %d is %s, want %s", i, m.Mode, allModes[i])
+		}
+		if m.Ops == 0 || m.Errors != 0 || m.FirstError != "" || m.WarmupOps == 0 {
+			t.Errorf("%s: %d ops (%d in the warm-up), %d errors (%s)", m.Mode, m.Ops, m.WarmupOps, m.Errors, m.FirstError)
+		}
+		if want, ok := cellsPerOp[m.Mode]; ok && m.Cells != want*m.Ops {
+			t.Errorf("%s: %d cells for %d ops, want %d per op", m.Mode, m.Cells, m.Ops, want)
+		}
+		if m.OpsPerSec <= 0 || m.P50Ms <= 0 || m.P50Ms > m.P99Ms || m.P99Ms > m.P999Ms || m.P999Ms > m.MaxMs {
+			t.Errorf("%s: rates or percentiles out of order: %+v", m.Mode, m)
+		}
+	}
+
+	// The text report names every mode.
+	code, stdout, stderr = runCLI(t, "--addr", addr, "--mode", "get,batch-super", "--duration", "300ms", "--warmup", "0",
+		"--connections", "2", "--preload", "10", "--log-level", "warn")
+	if code != exitOK || !strings.Contains(stdout, "p99.9 ms") || !strings.Contains(stdout, "batch-super") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+}
+
+// TestKeyspaceSafety: an existing keyspace is refused without --reuse,
+// used and kept with it; the run's own keyspace is dropped.
+func TestKeyspaceSafety(t *testing.T) {
+	addr := startTestEcho(t)
+	ctx := context.Background()
+	admin, err := dial(ctx, addr, "", testTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	exists := func(name string) bool {
+		_, err := admin.DescribeKeyspace(ctx, name)
+		return err == nil
+	}
+	args := []string{"--addr", addr, "--mode", "insert", "--duration", "100ms", "--warmup", "0", "--connections", "2", "--log-level", "warn"}
+
+	code, _, stderr := runCLI(t, append(args, "--keyspace", "own")...)
+	if code != exitOK || exists("own") {
+		t.Fatalf("own keyspace: exit %d, still there %v; stderr %s", code, exists("own"), stderr)
+	}
+
+	ks := cassandra.NewKsDef()
+	ks.Name, ks.StrategyClass, ks.CfDefs = "theirs", "SimpleStrategy", []*cassandra.CfDef{}
+	if _, err := admin.SystemAddKeyspace(ctx, ks); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runCLI(t, append(args, "--keyspace", "theirs")...)
+	if code != exitFailed || !strings.Contains(stderr, "already exists") || !strings.Contains(stderr, "--reuse") || !exists("theirs") {
+		t.Fatalf("existing keyspace without --reuse: exit %d, stderr %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, append(args, "--keyspace", "theirs", "--reuse")...)
+	if code != exitOK || !exists("theirs") {
+		t.Fatalf("existing keyspace with --reuse: exit %d, kept %v, stderr %s", code, exists("theirs"), stderr)
+	}
+}
+
+// TestUnreachable: a server that is not there fails the run quickly.
+func TestUnreachable(t *testing.T) {
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "--addr", "127.0.0.1:"+itoa(port), "--duration", "100ms", "--timeout", "2s")
+	if code != exitFailed || !strings.Contains(stderr, "connect to") {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+}
+
+const testTimeout = 10 * time.Second
+
+func itoa(n int) string { return strconv.Itoa(n) }

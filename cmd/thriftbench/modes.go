@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
+)
+
+// The families of the benchmark keyspace. Preloaded is only read, so the
+// read modes see the same rows on every server whatever ran before them.
+const (
+	cfPreloaded = "Preloaded"
+	cfWrites    = "Writes"
+	cfSupers    = "Supers"
+	cfCounters  = "Counters"
+)
+
+// familyComment marks the families thriftbench creates.
+const familyComment = "thriftbench load generator scratch family"
+
+const cl = cassandra.ConsistencyLevel_ONE
+
+// opFunc makes one call on the worker's connection and returns the number
+// of cells it wrote or read.
+type opFunc func(ctx context.Context, w *worker) (cells int, err error)
+
+// mode is one kind of load.
+type mode struct {
+	// preload: the mode reads the preloaded rows.
+	preload bool
+	op      opFunc
+}
+
+// allModes is every mode, in the order "all" runs them.
+var allModes = []string{"insert", "get", "slice", "batch", "batch-super", "range", "counter", "mixed"}
+
+var modes = map[string]mode{
+	"insert":      {op: opInsert},
+	"get":         {preload: true, op: opGet},
+	"slice":       {preload: true, op: opSlice},
+	"batch":       {op: opBatch},
+	"batch-super": {op: opBatchSuper},
+	"range":       {preload: true, op: opRange},
+	"counter":     {op: opCounter},
+	"mixed":       {preload: true, op: opMixed},
+}
+
+func modeNeedsPreload(name string) bool { return modes[name].preload }
+
+// Row keys and column names have a fixed width, so every server stores
+// the same bytes whatever the random choice.
+func preloadedKey(i int) []byte { return fmt.Appendf(nil, "p%09d", i) }
+func writeKey(i int) []byte     { return fmt.Appendf(nil, "w%09d", i) }
+func columnName(i int) []byte   { return fmt.Appendf(nil, "c%05d", i) }
+func superName(i int) []byte    { return fmt.Appendf(nil, "s%05d", i) }
+
+func opInsert(ctx context.Context, w *worker) (int, error) {
+	ts := now()
+	col := &cassandra.Column{Name: w.p.names[w.rng.IntN(len(w.p.names))], Value: w.p.value, Timestamp: &ts}
+	return 1, w.c.Insert(ctx, writeKey(w.rng.IntN(w.p.cfg.Keys)), &cassandra.ColumnParent{ColumnFamily: cfWrites}, col, cl)
+}
+
+func opGet(ctx context.Context, w *worker) (int, error) {
+	path := &cassandra.ColumnPath{ColumnFamily: cfPreloaded, Column: w.p.names[w.rng.IntN(len(w.p.names))]}
+	cosc, err := w.c.Get(ctx, preloadedKey(w.rng.IntN(w.p.cfg.Preload)), path, cl)
+	if err != nil {
+		return 0, err
+	}
+	if cosc.Column == nil {
+		return 0, fmt.Errorf("get returned no column")
+	}
+	return 1, nil
+}
+
+func opSlice(ctx context.Context, w *worker) (int, error) {
+	res, err := w.c.GetSlice(ctx, preloadedKey(w.rng.IntN(w.p.cfg.Preload)),
+		&cassandra.ColumnParent{ColumnFamily: cfPreloaded}, w.p.allColumns, cl)
+	return len(res), err
+}
+
+func opBatch(ctx context.Context, w *worker) (int, error) {
+	ts := now()
+	muts := make([]*cassandra.Mutation, len(w.p.names))
+	for i, name := range w.p.names {
+		muts[i] = &cassandra.Mutation{ColumnOrSupercolumn: &cassandra.ColumnOrSuperColumn{
+			Column: &cassandra.Column{Name: name, Value: w.p.value, Timestamp: &ts}}}
+	}
+	key := string(writeKey(w.rng.IntN(w.p.cfg.Keys)))
+	return len(muts), w.c.BatchMutate(ctx, map[string]map[string][]*cassandra.Mutation{key: {cfWrites: muts}}, cl)
+}
+
+func opBatchSuper(ctx context.Context, w *worker) (int, error) {
+	ts := now()
+	muts := make([]*cassandra.Mutation, len(w.p.supers))
+	cells := 0
+	for i, sname := range w.p.supers {
+		subs := make([]*cassandra.Column, len(w.p.subnames))
+		for j, name := range w.p.subnames {
+			subs[j] = &cassandra.Column{Name: name, Value: w.p.value, Timestamp: &ts}
+		}
+		cells += len(subs)
+		muts[i] = &cassandra.Mutation{ColumnOrSupercolumn: &cassandra.ColumnOrSuperColumn{
+			SuperColumn: &cassandra.SuperColumn{Name: sname, Columns: subs}}}
+	}
+	key := string(writeKey(w.rng.IntN(w.p.cfg.Keys)))
+	return cells, w.c.BatchMutate(ctx, map[string]map[string][]*cassandra.Mutation{key: {cfSupers: muts}}, cl)
+}
+
+// opRange pages through the preloaded rows in ring order: each call
+// starts at the last row of the previous page (start_key is inclusive),
+// and after the last page the worker starts again from the beginning of
+// the ring. Each worker starts at a random preloaded row.
+func opRange(ctx context.Context, w *worker) (int, error) {
+	if w.rangeCursor == nil {
+		w.rangeCursor = preloadedKey(w.rng.IntN(w.p.cfg.Preload))
+	}
+	kr := &cassandra.KeyRange{StartKey: w.rangeCursor, EndKey: []byte{}, Count: int32(w.p.cfg.RangeRows)}
+	rows, err := w.c.GetRangeSlices(ctx, &cassandra.ColumnParent{ColumnFamily: cfPreloaded}, w.p.allColumns, kr, cl)
+	if err != nil {
+		return 0, err
+	}
+	cells := 0
+	for _, r := range rows {
+		cells += len(r.Columns)
+	}
+	switch {
+	case w.p.cfg.RangeRows == 1:
+		// A page of one row would start on itself again.
+		w.rangeCursor = nil
+	case len(rows) < w.p.cfg.RangeRows:
+		w.rangeCursor = []byte{}
+	default:
+		w.rangeCursor = rows[len(rows)-1].Key
+	}
+	return cells, nil
+}
+
+func opCounter(ctx context.Context, w *worker) (int, error) {
+	col := &cassandra.CounterColumn{Name: w.p.names[w.rng.IntN(len(w.p.names))], Value: 1}
+	return 1, w.c.Add(ctx, writeKey(w.rng.IntN(w.p.cfg.Keys)), &cassandra.ColumnParent{ColumnFamily: cfCounters}, col, cl)
+}
+
+// opMixed is an application's mix: 40% get, 40% insert, 10% slice, 10%
+// batch.
+func opMixed(ctx context.Context, w *worker) (int, error) {
+	switch r := w.rng.IntN(100); {
+	case r < 40:
+		return opGet(ctx, w)
+	case r < 80:
+		return opInsert(ctx, w)
+	case r < 90:
+		return opSlice(ctx, w)
+	default:
+		return opBatch(ctx, w)
+	}
+}
