@@ -11,13 +11,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thriftbridge/thriftbridge/daemon"
 	"github.com/thriftbridge/thriftbridge/fixtures"
-	"github.com/thriftbridge/thriftbridge/legacy"
 	"github.com/thriftbridge/thriftbridge/migrate"
 	"github.com/thriftbridge/thriftbridge/migrate/thriftsource"
 	"github.com/thriftbridge/thriftbridge/store"
 	"github.com/thriftbridge/thriftbridge/store/badgerstore"
 	"github.com/thriftbridge/thriftbridge/store/partition"
+	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
 func testContext(t *testing.T) context.Context {
@@ -35,29 +36,16 @@ func loadThroughServer(t *testing.T, m *fixtures.Model, dir string) {
 	t.Helper()
 	ctx := testContext(t)
 	load := m.LoadTime()
-	clock := func() time.Time { return load }
-	engine, err := badgerstore.Open(ctx, badgerstore.Options{
-		Dir: dir, Partitioner: partition.Murmur3Partitioner{}, Logger: quietLogger, Now: clock, GCInterval: -1,
-	})
+	cfg := daemon.DefaultConfig()
+	cfg.Listen, cfg.DataDir = "127.0.0.1:0", dir
+	d, err := daemon.Start(ctx, cfg, quietLogger, daemon.WithClock(func() time.Time { return load }), daemon.WithGCInterval(-1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	handler := legacy.NewHandler(engine, legacy.HandlerConfig{Now: clock}, quietLogger)
-	srv := legacy.NewServer(legacy.ServerConfig{Listen: "127.0.0.1:0"}, handler, quietLogger)
-	if err := srv.Listen(); err != nil {
-		engine.Close()
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(context.WithoutCancel(ctx)) }()
-	loadErr := thriftsource.LoadFixture(ctx, srv.Addr().String(), m)
-	if err := srv.Shutdown(ctx); err != nil {
-		t.Errorf("shutdown: %v", err)
-	}
-	if err := <-served; err != nil && !errors.Is(err, legacy.ErrServerClosed) {
-		t.Errorf("serve: %v", err)
-	}
-	if err := engine.Close(); err != nil {
+	loadErr := thriftsource.Call(ctx, d.Addr().String(), thriftsource.ConnOptions{}, func(ctx context.Context, c *cassandra.CassandraClient) error {
+		return m.WriteThrift(ctx, c, "")
+	})
+	if err := d.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if loadErr != nil {
