@@ -3,6 +3,7 @@ module github.com/thriftbridge/thriftbridge
 go 1.26.8
 
 require (
+	github.com/apache/cassandra-gocql-driver/v2 v2.1.2
 	github.com/apache/thrift v0.17.0
 	github.com/dgraph-io/badger/v4 v4.9.1
 	github.com/gocql/gocql v1.7.0

@@ -30,4 +30,20 @@ type Capabilities struct {
 	// batch is applied all or nothing in the end (a logged batch), but a
 	// reader may see part of it meanwhile.
 	IsolatedBatches bool
+	// FreeConditions: ApplyIf writes m at its own timestamps under any
+	// valid Condition. Without it, as over a CQL cluster's lightweight
+	// transactions (CQL forbids USING TIMESTAMP with IF, and an IF clause
+	// checks only the CQL row its statement writes): an applied
+	// conditional write takes the transaction's timestamp, as Cassandra's
+	// own Thrift cas did; a condition whose m has operations may expect
+	// only cells m puts or deletes, and not RowEmpty, and others are
+	// refused with an error. A condition without operations (a pure check)
+	// is always evaluated.
+	FreeConditions bool
+	// RetypeNames: UpdateTable accepts a comparator or subcomparator
+	// change to a compatible type (see CheckTableChange). Without it, as
+	// over CQL tables whose clustering columns can neither change type
+	// (Cassandra 4.0 dropped ALTER ... TYPE) nor be added, every change of
+	// the names' types is refused with an *IncompatibleChangeError.
+	RetypeNames bool
 }

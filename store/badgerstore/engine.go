@@ -167,6 +167,8 @@ func (e *Engine) Capabilities() store.Capabilities {
 		IndexedScans:        true,
 		CounterRestart:      true,
 		IsolatedBatches:     true,
+		FreeConditions:      true,
+		RetypeNames:         true,
 	}
 }
 

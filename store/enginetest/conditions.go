@@ -14,6 +14,7 @@ import (
 // condition looked at.
 func testConditionalWrites(t *testing.T, h *Harness) {
 	f := newEnv(t, h)
+	f.need(f.caps().FreeConditions, "FreeConditions", "writes under conditions on other columns and on an empty row, at the writes' own timestamps")
 	tb := f.table(store.TableDef{Name: "cas", Comparator: "UTF8Type"})
 	ctx := context.Background()
 	ts := int64(10)

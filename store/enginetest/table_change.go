@@ -131,6 +131,9 @@ func testUpdateTableAllowsChangesThatKeepDataReadable(t *testing.T, h *Harness) 
 			row := storeSample(f, tb)
 			next := tb.Def
 			c.update(&next)
+			if next.Comparator != tb.Def.Comparator || next.SubComparator != tb.Def.SubComparator {
+				f.need(f.caps().RetypeNames, "RetypeNames", "a comparator or subcomparator changed to a compatible type")
+			}
 			if err := f.e.UpdateTable(context.Background(), next); err != nil {
 				t.Fatalf("UpdateTable: %v", err)
 			}

@@ -1,0 +1,214 @@
+package cqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/thriftbridge/thriftbridge/store"
+)
+
+// stmt is one CQL statement with its values.
+type stmt struct {
+	cql  string
+	args []any
+}
+
+// ErrUnsupported is wrapped by the errors of operations this engine cannot
+// express in CQL yet.
+var ErrUnsupported = errors.New("cqlstore: not supported")
+
+// rowStatements turns one row mutation into statements.
+func rowStatements(m *store.RowMutation) ([]stmt, error) {
+	ti := info(m.Table)
+	out := make([]stmt, 0, len(m.Ops))
+	for i := range m.Ops {
+		s, err := opStatement(ti, m.Key, &m.Ops[i], true, "")
+		if err != nil {
+			return nil, fmt.Errorf("table %s.%s: %w", m.Table.Def.Keyspace, m.Table.Def.Name, err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// opStatement is the statement of one operation: at the operation's own
+// timestamp when withTS is set; with cond (an IF clause) for a lightweight
+// transaction, which CQL lets run at its own timestamp only.
+func opStatement(ti *tableInfo, key []byte, op *store.Op, withTS bool, cond string) (stmt, error) {
+	var w where
+	if err := w.key(ti, key); err != nil {
+		return stmt{}, err
+	}
+	using := func(ts int64) string {
+		if !withTS {
+			return ""
+		}
+		return fmt.Sprintf(" USING TIMESTAMP %d", ts)
+	}
+	// cell adds the clustering columns of (op.Super, op.Name).
+	cell := func(needName bool) error {
+		if ti.superType != nil {
+			if len(op.Super) == 0 {
+				if needName {
+					return errors.New("a Super family cell needs a super column name")
+				}
+				return nil
+			}
+			if err := w.names(ti.superCols, ti.superType, op.Super); err != nil {
+				return err
+			}
+		} else if len(op.Super) > 0 {
+			return errors.New("a Standard family cell has no super column name")
+		}
+		if len(op.Name) == 0 {
+			if needName {
+				return errors.New("empty column name")
+			}
+			return nil
+		}
+		return w.names(ti.nameCols, ti.nameType, op.Name)
+	}
+	switch op.Kind {
+	case store.OpPut:
+		if ti.counter {
+			return stmt{}, errors.New("a counter family takes counter adds, not values")
+		}
+		if err := cell(true); err != nil {
+			return stmt{}, err
+		}
+		if cond != "" {
+			ttl := ""
+			if op.TTL > 0 {
+				ttl = fmt.Sprintf(" USING TTL %d", op.TTL)
+			}
+			return stmt{"UPDATE " + ti.qname + ttl + " SET " + ti.value + " = ?" + w.sb.String() + cond, append([]any{raw(op.Value)}, w.args...)}, nil
+		}
+		cols := append([]string{}, ti.keyCols...)
+		for _, c := range ti.superCols {
+			cols = append(cols, c.name)
+		}
+		for _, c := range ti.nameCols {
+			cols = append(cols, c.name)
+		}
+		cols = append(cols, ti.value)
+		args := append(w.args, raw(op.Value))
+		q := "INSERT INTO " + ti.qname + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ")" + using(op.Timestamp)
+		if op.TTL > 0 {
+			if withTS {
+				q += fmt.Sprintf(" AND TTL %d", op.TTL)
+			} else {
+				q += fmt.Sprintf(" USING TTL %d", op.TTL)
+			}
+		}
+		return stmt{q, args}, nil
+	case store.OpDeleteCell:
+		if err := cell(true); err != nil {
+			return stmt{}, err
+		}
+		return stmt{"DELETE FROM " + ti.qname + using(op.Timestamp) + w.sb.String() + cond, w.args}, nil
+	case store.OpDeleteSuper:
+		if ti.superType == nil || len(op.Super) == 0 {
+			return stmt{}, errors.New("a super column deletion needs a Super family and a super column name")
+		}
+		if err := w.names(ti.superCols, ti.superType, op.Super); err != nil {
+			return stmt{}, err
+		}
+		return stmt{"DELETE FROM " + ti.qname + using(op.Timestamp) + w.sb.String(), w.args}, nil
+	case store.OpDeleteRow:
+		return stmt{"DELETE FROM " + ti.qname + using(op.Timestamp) + w.sb.String(), w.args}, nil
+	case store.OpDeleteRange:
+		cols, typ := ti.nameCols, ti.nameType
+		if ti.superType != nil {
+			cols, typ = ti.superCols, ti.superType
+		}
+		if len(op.Start) == 0 && len(op.Finish) == 0 {
+			return stmt{"DELETE FROM " + ti.qname + using(op.Timestamp) + w.sb.String(), w.args}, nil
+		}
+		if isComposite(typ) || len(cols) != 1 {
+			return stmt{}, fmt.Errorf("%w: a range deletion over CompositeType names", ErrUnsupported)
+		}
+		lo, hi := ">=", "<="
+		if cols[0].desc { // comparator order is the reverse of the values'
+			lo, hi = hi, lo
+		}
+		if len(op.Start) > 0 {
+			w.rel(cols[0].name, lo, op.Start)
+		}
+		if len(op.Finish) > 0 {
+			w.rel(cols[0].name, hi, op.Finish)
+		}
+		return stmt{"DELETE FROM " + ti.qname + using(op.Timestamp) + w.sb.String(), w.args}, nil
+	case store.OpCounterAdd:
+		if !ti.counter {
+			return stmt{}, errors.New("counter add to a family that is not of counters")
+		}
+		if err := cell(true); err != nil {
+			return stmt{}, err
+		}
+		args := append([]any{op.Delta}, w.args...)
+		return stmt{"UPDATE " + ti.qname + " SET " + ti.value + " = " + ti.value + " + ?" + w.sb.String(), args}, nil
+	case store.OpCounterDelete:
+		if err := cell(false); err != nil {
+			return stmt{}, err
+		}
+		u := ""
+		if op.HasTimestamp {
+			u = using(op.Timestamp)
+		}
+		return stmt{"DELETE FROM " + ti.qname + u + w.sb.String(), w.args}, nil
+	}
+	return stmt{}, fmt.Errorf("unknown operation %d", op.Kind)
+}
+
+// Apply implements store.Engine: each row mutation is one batch on its
+// partition (atomic and isolated in Cassandra); an atomic batch is one
+// logged batch of every row.
+func (e *Engine) Apply(ctx context.Context, b *store.Batch) error {
+	if b.Atomic {
+		var all []stmt
+		for i := range b.Rows {
+			if info(b.Rows[i].Table).counter {
+				return errors.New("cqlstore: counter mutations are not allowed in atomic batches")
+			}
+			ss, err := rowStatements(&b.Rows[i])
+			if err != nil {
+				return err
+			}
+			all = append(all, ss...)
+		}
+		return e.exec(ctx, gocql.LoggedBatch, all)
+	}
+	for i := range b.Rows {
+		ss, err := rowStatements(&b.Rows[i])
+		if err != nil {
+			return err
+		}
+		typ := gocql.UnloggedBatch
+		if info(b.Rows[i].Table).counter {
+			typ = gocql.CounterBatch
+		}
+		if err := e.exec(ctx, typ, ss); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// exec runs statements: one alone, several as a batch of typ.
+func (e *Engine) exec(ctx context.Context, typ gocql.BatchType, ss []stmt) error {
+	switch len(ss) {
+	case 0:
+		return nil
+	case 1:
+		return wrapErr("write", e.session.Query(ss[0].cql, ss[0].args...).ExecContext(ctx))
+	}
+	batch := e.session.Batch(typ)
+	for _, s := range ss {
+		batch.Query(s.cql, s.args...)
+	}
+	return wrapErr("write", batch.ExecContext(ctx))
+}

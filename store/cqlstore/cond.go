@@ -1,0 +1,127 @@
+package cqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/thriftbridge/thriftbridge/store"
+)
+
+// ErrUnsupportedCondition is wrapped by ApplyIf's error for a condition
+// with operations that a lightweight transaction cannot express: one on a
+// column the mutation does not write, or RowEmpty (see the package
+// documentation).
+var ErrUnsupportedCondition = fmt.Errorf("%w: condition", ErrUnsupported)
+
+// ApplyIf implements store.Engine with a lightweight transaction.
+func (e *Engine) ApplyIf(ctx context.Context, m *store.RowMutation, cond *store.Condition, current *store.SliceResult) (bool, error) {
+	t := m.Table
+	if err := cond.Validate(t); err != nil {
+		return false, err
+	}
+	if len(m.Ops) == 0 {
+		// A pure check: a SERIAL read is linearizable (it completes any
+		// transaction in flight), which is all the check needs.
+		reads := cond.Reads()
+		if _, err := e.slice(ctx, t, m.Key, &reads, current, false, true); err != nil {
+			return false, err
+		}
+		return cond.Holds(t, current.Cells), nil
+	}
+	if !cond.RowEmpty && len(cond.Columns) == 0 {
+		return true, e.Apply(ctx, &store.Batch{Rows: []store.RowMutation{*m}})
+	}
+	if cond.RowEmpty {
+		return false, fmt.Errorf("%w: a write under \"the row is empty\" (a lightweight transaction checks only the CQL rows it writes)", ErrUnsupportedCondition)
+	}
+	ti := info(t)
+	// Every expected column must be a cell the mutation writes or deletes:
+	// its IF clause goes on that statement.
+	conds := make([]string, len(m.Ops))
+	condArgs := make([][]any, len(m.Ops))
+	for _, ec := range cond.Columns {
+		found := -1
+		for i := range m.Ops {
+			op := &m.Ops[i]
+			if (op.Kind == store.OpPut || op.Kind == store.OpDeleteCell) && t.Comparator.Compare(op.Name, ec.Name) == 0 {
+				found = i
+				break
+			}
+		}
+		if found < 0 {
+			return false, fmt.Errorf("%w: an expected column %x that the mutation does not write (a lightweight transaction checks only the CQL rows it writes)", ErrUnsupportedCondition, ec.Name)
+		}
+		clause := " AND "
+		if conds[found] == "" {
+			clause = " IF "
+		}
+		if ec.Absent {
+			conds[found] += clause + ti.value + " = null"
+		} else {
+			conds[found] += clause + ti.value + " = ?"
+			condArgs[found] = append(condArgs[found], raw(ec.Value))
+		}
+	}
+	var ss []stmt
+	for i := range m.Ops {
+		s, err := opStatement(ti, m.Key, &m.Ops[i], false, conds[i])
+		if err != nil {
+			return false, fmt.Errorf("table %s.%s: %w", t.Def.Keyspace, t.Def.Name, err)
+		}
+		s.args = append(s.args, condArgs[i]...)
+		ss = append(ss, s)
+	}
+	var applied bool
+	var err error
+	if len(ss) == 1 {
+		applied, err = e.session.Query(ss[0].cql, ss[0].args...).MapScanCASContext(ctx, map[string]any{})
+	} else {
+		b := e.session.Batch(gocql.LoggedBatch)
+		for _, s := range ss {
+			b.Query(s.cql, s.args...)
+		}
+		var iter *gocql.Iter
+		applied, iter, err = b.MapExecCASContext(ctx, map[string]any{})
+		if iter != nil {
+			if cerr := iter.Close(); err == nil {
+				err = cerr
+			}
+		}
+	}
+	if err != nil && !errors.Is(err, gocql.ErrNotFound) {
+		return false, wrapErr("conditional write", err)
+	}
+	if applied {
+		// The expected columns held the expected values.
+		for _, ec := range cond.Columns {
+			if !ec.Absent {
+				current.Cells = append(current.Cells, store.Cell{Name: current.Keep(ec.Name), Value: current.Keep(nonNil(ec.Value))})
+			}
+		}
+		sortByName(t, current.Cells)
+		return true, nil
+	}
+	reads := cond.Reads()
+	if _, err := e.slice(ctx, t, m.Key, &reads, current, false, true); err != nil {
+		return false, err
+	}
+	return false, nil
+}
+
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+func sortByName(t *store.Table, cells []store.Cell) {
+	for i := 1; i < len(cells); i++ {
+		for j := i; j > 0 && t.Comparator.Compare(cells[j-1].Name, cells[j].Name) > 0; j-- {
+			cells[j-1], cells[j] = cells[j], cells[j-1]
+		}
+	}
+}

@@ -1,0 +1,120 @@
+package cqlstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/thriftbridge/thriftbridge/internal/testcluster"
+	"github.com/thriftbridge/thriftbridge/store"
+	"github.com/thriftbridge/thriftbridge/store/enginetest"
+)
+
+// TestEngineContract runs the backend-neutral engine suite against real
+// clusters: Cassandra 5.0 (CASSANDRA_TARGET_HOSTS) and 3.11
+// (CASSANDRA_HOSTS). Every engine gets keyspaces of its own (a prefix
+// unique to the run and the engine) and the run one metadata keyspace;
+// all are dropped at the end.
+func TestEngineContract(t *testing.T) {
+	for _, c := range testcluster.Require(t, "the cqlstore engine contract") {
+		t.Run(c.Name, func(t *testing.T) { runContract(t, c.Hosts) })
+	}
+}
+
+func runContract(t *testing.T, hosts []string) {
+	var id [4]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		t.Fatal(err)
+	}
+	run := "tb" + hex.EncodeToString(id[:])
+	meta := run + "_meta"
+	var n atomic.Int64
+	type opened struct {
+		opts Options
+		once *sync.Once
+	}
+	var mu sync.Mutex
+	engines := map[store.Engine]opened{}
+	openWith := func(t testing.TB, opts Options) store.Engine {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		e, err := Open(ctx, opts)
+		if errors.Is(err, ErrPartitioner) {
+			t.Skipf("the cluster's partitioner: %v", err)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		once := new(sync.Once)
+		mu.Lock()
+		engines[e] = opened{opts, once}
+		mu.Unlock()
+		t.Cleanup(func() { once.Do(func() { e.Close() }) })
+		return e
+	}
+	// The first engine creates the metadata keyspace; the last cleanup
+	// drops it.
+	boot := openWith(t, Options{Hosts: hosts, MetaKeyspace: meta, KeyspacePrefix: run + "_boot_", RefreshInterval: -1, Logger: slog.New(slog.DiscardHandler)})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := boot.(*Engine).ddl(ctx, "DROP KEYSPACE IF EXISTS "+meta); err != nil {
+			t.Errorf("drop %s: %v", meta, err)
+		}
+	})
+	enginetest.Run(t, enginetest.Harness{
+		Open: func(t testing.TB, o enginetest.Options) store.Engine {
+			opts := Options{
+				Hosts:           hosts,
+				Partitioner:     o.Partitioner,
+				MetaKeyspace:    meta,
+				KeyspacePrefix:  fmt.Sprintf("%s_%d_", run, n.Add(1)),
+				RefreshInterval: -1,
+				Logger:          slog.New(slog.DiscardHandler),
+			}
+			e := openWith(t, opts)
+			t.Cleanup(func() { dropPrefixed(t, boot.(*Engine), opts.KeyspacePrefix) })
+			return e
+		},
+		Reopen: func(t testing.TB, e store.Engine) store.Engine {
+			mu.Lock()
+			o, ok := engines[e]
+			mu.Unlock()
+			if !ok {
+				t.Fatal("reopen of an engine the harness did not open")
+			}
+			o.once.Do(func() { e.Close() })
+			return openWith(t, o.opts)
+		},
+	})
+}
+
+// dropPrefixed drops the CQL keyspaces whose names start with prefix.
+func dropPrefixed(t testing.TB, e *Engine, prefix string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	iter := e.session.Query("SELECT keyspace_name FROM system_schema.keyspaces").IterContext(ctx)
+	var name string
+	var drop []string
+	for iter.Scan(&name) {
+		if strings.HasPrefix(name, prefix) {
+			drop = append(drop, name)
+		}
+	}
+	if err := iter.Close(); err != nil {
+		t.Errorf("cleanup: %v", err)
+	}
+	for _, ks := range drop {
+		if err := e.ddl(ctx, "DROP KEYSPACE IF EXISTS "+quote(ks)); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	}
+}

@@ -1,0 +1,102 @@
+// Package cqlstore is a store.Engine over a Cassandra (4.x, 5.x, 3.11) or
+// ScyllaDB cluster, through the gocql driver
+// (github.com/apache/cassandra-gocql-driver/v2): thriftd serving the Thrift
+// API from the very CQL tables that convert writes. Everything the engine
+// does differently from the embedded Badger engine is written down here.
+//
+// # Tables
+//
+// A legacy family lives in the compact table that convert creates for it:
+// supercol.Plan with supercol.ShapeCompact, so the two never disagree. The
+// row key is the partition key (key, or key1..keyN for a CompositeType key
+// validator), the column name the clustering column column1 (column1..N
+// for a CompositeType comparator; a ReversedType is a DESC clustering
+// column of its base type), a Super family's super column name first and
+// the subcolumn name next, and one value column (counter in counter
+// families; blob when declared columns have other validators). Key, name
+// and value bytes travel as they are: every legacy marshal type serialises
+// as its CQL counterpart. A legacy keyspace K is the CQL keyspace
+// Options.KeyspacePrefix+K (no prefix by default), its family F the CQL
+// table F, both quoted as needed.
+//
+// # Schema and catalog
+//
+// Schema calls are CQL DDL, each followed by a wait for schema agreement.
+// The legacy definition of each family (store.TableDef: comparators,
+// validators, options, column metadata) and the layout of its CQL table
+// (the shape, as created) are rows of the metadata keyspace
+// (Options.MetaKeyspace, default thriftbridge_meta): keyspaces(keyspace_name,
+// def) and families(keyspace_name, family_name, def, shape), def being
+// JSON. Every thriftd instance builds its Catalog from them: after its own
+// schema changes, every Options.RefreshInterval (10s) and on Refresh. The
+// catalog version is a name-based UUID of their content (stable across
+// restarts, changed by every change; family ids are random at creation).
+// Concurrent schema changes by several instances are not serialised
+// across instances.
+//
+// Family options other than the types (compaction, caching, gc grace, ...)
+// are kept in the definition only; the CQL table keeps the cluster's
+// defaults. UpdateTable keeps the CQL table as it is: it accepts a new
+// definition whose compact table has the same primary key and a value
+// column the existing one can hold (a blob holds anything; a key column of
+// blob accepts a new key validator), and refuses the rest. CQL cannot add
+// clustering columns nor, since Cassandra 4.0, change a column's type, so
+// every comparator or subcomparator change is refused with an
+// *store.IncompatibleChangeError (Capabilities.RetypeNames false).
+//
+// # Writes
+//
+// A put is INSERT ... USING TIMESTAMP t [AND TTL n]; a cell deletion DELETE
+// ... USING TIMESTAMP t on the full primary key; a super column deletion a
+// DELETE on its clustering prefix; a row deletion a partition DELETE; a
+// range deletion a range DELETE on the clustering column (not yet over
+// CompositeType names: ErrUnsupported). Each row mutation is one batch on
+// its partition, atomic and isolated in Cassandra (a lone statement goes
+// alone); an atomic store.Batch is one logged batch, applied all or nothing
+// but visible piecemeal (IsolatedBatches false), and refuses counters as
+// Cassandra's atomic_batch_mutate did. Counter adds are UPDATE ... SET
+// value = value + d in counter batches; as on any Cassandra cluster, adds
+// after a deletion may be lost until it is purged (CounterRestart false).
+//
+// # Conditional writes
+//
+// ApplyIf is a lightweight transaction. CQL forbids USING TIMESTAMP with
+// IF, so an applied write takes the transaction's timestamp, as Cassandra's
+// own Thrift cas did; an IF clause checks only the CQL row its statement
+// writes, so each expected column must be a cell the mutation puts (UPDATE
+// ... IF value = v, or = null for Absent) or deletes, and RowEmpty with
+// operations cannot be expressed (a compact table has no partition-level
+// condition). Those are refused with ErrUnsupportedCondition
+// (Capabilities.FreeConditions false). A condition without operations is
+// a SERIAL read evaluated by Condition.Holds, which is exact. When a
+// write is not applied, current is a SERIAL read of the expected columns
+// made right after; when it is, current holds the expected values (their
+// timestamps are not known: 0).
+//
+// # Reads
+//
+// Slice and Count are one SELECT of the clustering columns, the value,
+// writetime(value) and ttl(value) of the partition (of the super column's
+// clustering prefix inside a super column): names as IN, a range as
+// clustering bounds (swapped on DESC columns), reversed as ORDER BY, count
+// as LIMIT. What CQL cannot restrict exactly (CompositeType names with
+// their end-of-component bounds, several ranges, super column counts) is
+// read in order and checked against the comparator's key bounds in the
+// engine, stopping as soon as the count is reached. Count reads what
+// Slice would. A cell's TTL is what is left of it at the read (CQL's
+// TTL(); OriginalTTL false) and ExpiresAt is the read time plus that, to
+// the second.
+//
+// Scan lists the partitions of its range with SELECT DISTINCT in token
+// order (token(key) > / >= / <= bounds, key bounds refined by key bytes
+// within their token), a page at a time through the driver's page state
+// with no iterator held open while rows are visited, then reads each row's
+// slice. Rows holding only tombstones are not visited (RangeGhosts false).
+// Filters are evaluated by the engine on each row's filtered columns: the
+// compact table has no KEYS index (IndexedScans false). Only
+// Murmur3Partitioner clusters are served (OrderedPartitioners false); Open
+// fails with ErrPartitioner on another partitioner or one other than
+// Options.Partitioner.
+//
+// Reads and writes run at Options.Consistency (QUORUM by default).
+package cqlstore

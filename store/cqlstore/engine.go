@@ -1,0 +1,188 @@
+package cqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/thriftbridge/thriftbridge/store"
+	"github.com/thriftbridge/thriftbridge/store/partition"
+)
+
+// Options configure Open.
+type Options struct {
+	// Hosts are the contact points, host:port (port 9042 when left out).
+	Hosts []string
+	// Partitioner, when set, is the partitioner the caller expects: Open
+	// fails with ErrPartitioner unless the cluster uses it.
+	Partitioner partition.Partitioner
+	// MetaKeyspace holds the legacy definitions (default
+	// "thriftbridge_meta"); MetaReplication is its replication map as CQL
+	// text (default SimpleStrategy, replication_factor 1).
+	MetaKeyspace    string
+	MetaReplication string
+	// KeyspacePrefix is put before every keyspace name on the cluster
+	// (default none): a legacy keyspace "Blog" lives in the CQL keyspace
+	// KeyspacePrefix+"Blog". Tests use it to share a cluster.
+	KeyspacePrefix string
+	// Consistency of reads and writes (default QUORUM); serial reads and
+	// lightweight transactions use SERIAL.
+	Consistency gocql.Consistency
+	// RefreshInterval is how often the catalog is reloaded from the
+	// metadata table, to see other instances' schema changes (default
+	// 10s; negative: never, only after own changes and on Refresh).
+	RefreshInterval time.Duration
+	// Timeout of one request (default 10s).
+	Timeout time.Duration
+	Logger  *slog.Logger
+}
+
+// ErrPartitioner reports a cluster whose partitioner is not the one asked
+// for, or one the engine does not serve.
+var ErrPartitioner = errors.New("cqlstore: partitioner mismatch")
+
+// Engine is a store.Engine over a Cassandra or ScyllaDB cluster.
+type Engine struct {
+	opts    Options
+	session *gocql.Session
+	part    partition.Partitioner
+	log     *slog.Logger
+	meta    string // quoted metadata keyspace
+
+	catalog  atomic.Pointer[store.Catalog]
+	schemaMu sync.Mutex // serialises this instance's schema changes
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+	once sync.Once
+}
+
+// Open connects to the cluster, creates the metadata keyspace if needed
+// and loads the catalog.
+func Open(ctx context.Context, opts Options) (*Engine, error) {
+	if len(opts.Hosts) == 0 {
+		return nil, errors.New("cqlstore: no hosts")
+	}
+	if opts.MetaKeyspace == "" {
+		opts.MetaKeyspace = "thriftbridge_meta"
+	}
+	if opts.MetaReplication == "" {
+		opts.MetaReplication = "{'class': 'SimpleStrategy', 'replication_factor': 1}"
+	}
+	if opts.Consistency == 0 {
+		opts.Consistency = gocql.Quorum
+	}
+	if opts.RefreshInterval == 0 {
+		opts.RefreshInterval = 10 * time.Second
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = 10 * time.Second
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	cluster := gocql.NewCluster(opts.Hosts...)
+	cluster.Consistency = opts.Consistency
+	cluster.SerialConsistency = gocql.Serial
+	cluster.Timeout = opts.Timeout
+	cluster.ConnectTimeout = opts.Timeout
+	cluster.MaxWaitSchemaAgreement = time.Minute
+	session, err := cluster.CreateSession()
+	if err != nil {
+		return nil, fmt.Errorf("cqlstore: connect to %s: %w", strings.Join(opts.Hosts, ","), err)
+	}
+	e := &Engine{opts: opts, session: session, log: opts.Logger, meta: quote(opts.MetaKeyspace), stop: make(chan struct{})}
+	if err := e.open(ctx); err != nil {
+		session.Close()
+		return nil, err
+	}
+	if opts.RefreshInterval > 0 {
+		e.wg.Add(1)
+		go e.refreshLoop()
+	}
+	return e, nil
+}
+
+func (e *Engine) open(ctx context.Context) error {
+	var name string
+	if err := e.session.Query("SELECT partitioner FROM system.local").ScanContext(ctx, &name); err != nil {
+		return fmt.Errorf("cqlstore: read the cluster's partitioner: %w", err)
+	}
+	p, err := partition.ByName(name)
+	if err != nil || p.Name() != (partition.Murmur3Partitioner{}).Name() {
+		return fmt.Errorf("%w: the cluster uses %s; cqlstore serves Murmur3Partitioner clusters only", ErrPartitioner, name)
+	}
+	if e.opts.Partitioner != nil && e.opts.Partitioner.Name() != p.Name() {
+		return fmt.Errorf("%w: the cluster uses %s, not %s", ErrPartitioner, p.Name(), e.opts.Partitioner.Name())
+	}
+	e.part = p
+	if err := e.createMeta(ctx); err != nil {
+		return err
+	}
+	return e.Refresh(ctx)
+}
+
+func (e *Engine) refreshLoop() {
+	defer e.wg.Done()
+	t := time.NewTicker(e.opts.RefreshInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-e.stop:
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), e.opts.Timeout)
+			if err := e.Refresh(ctx); err != nil {
+				e.log.Warn("cqlstore: catalog refresh failed", "err", err)
+			}
+			cancel()
+		}
+	}
+}
+
+// Partitioner implements store.Engine.
+func (e *Engine) Partitioner() partition.Partitioner { return e.part }
+
+// Capabilities implements store.Engine: see the package documentation.
+func (e *Engine) Capabilities() store.Capabilities {
+	return store.Capabilities{}
+}
+
+// Catalog implements store.Engine.
+func (e *Engine) Catalog() *store.Catalog { return e.catalog.Load() }
+
+// Close implements store.Engine.
+func (e *Engine) Close() error {
+	e.once.Do(func() {
+		close(e.stop)
+		e.wg.Wait()
+		e.session.Close()
+	})
+	return nil
+}
+
+// quote quotes a CQL identifier when needed.
+func quote(name string) string {
+	return supercolQuote(name)
+}
+
+// wrapErr gives a driver error the engine's text; timeouts wrap
+// store.ErrTimeout.
+func wrapErr(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var wt *gocql.RequestErrWriteTimeout
+	var rt *gocql.RequestErrReadTimeout
+	if errors.As(err, &wt) || errors.As(err, &rt) || errors.Is(err, gocql.ErrTimeoutNoResponse) {
+		return fmt.Errorf("%w: %s: %v", store.ErrTimeout, what, err)
+	}
+	return fmt.Errorf("cqlstore: %s: %w", what, err)
+}
