@@ -6,7 +6,6 @@ require (
 	github.com/apache/cassandra-gocql-driver/v2 v2.1.2
 	github.com/apache/thrift v0.17.0
 	github.com/dgraph-io/badger/v4 v4.9.1
-	github.com/gocql/gocql v1.7.0
 	github.com/schollz/progressbar/v3 v3.19.0
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/sync v0.24.0
@@ -19,9 +18,7 @@ require (
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
-	github.com/golang/snappy v0.0.3 // indirect
 	github.com/google/flatbuffers v25.2.10+incompatible // indirect
-	github.com/hailocab/go-hostpool v0.0.0-20160125115350-e80d13ce29ed // indirect
 	github.com/klauspost/compress v1.18.0 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect

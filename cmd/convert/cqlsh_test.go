@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gocql/gocql"
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/thriftbridge/thriftbridge/fixtures"
 	"github.com/thriftbridge/thriftbridge/internal/golden"

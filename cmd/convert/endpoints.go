@@ -16,7 +16,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gocql/gocql"
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/thriftbridge/thriftbridge/migrate"

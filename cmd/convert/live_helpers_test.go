@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gocql/gocql"
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/thriftbridge/thriftbridge/fixtures"
 	"github.com/thriftbridge/thriftbridge/migrate/thriftsource"

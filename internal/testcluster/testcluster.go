@@ -22,7 +22,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gocql/gocql"
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
 )
 
 // Cluster is one server (or cluster) named by an environment variable.
@@ -113,7 +113,7 @@ func DropWhenDone(t testing.TB, session *gocql.Session, keyspaces ...string) {
 	t.Cleanup(func() {
 		for _, ks := range keyspaces {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			err := session.Query(`DROP KEYSPACE IF EXISTS "` + ks + `"`).WithContext(ctx).Exec()
+			err := session.Query(`DROP KEYSPACE IF EXISTS "` + ks + `"`).ExecContext(ctx)
 			cancel()
 			if err != nil {
 				t.Errorf("drop keyspace %s: %v", ks, err)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gocql/gocql"
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/thriftbridge/thriftbridge/internal/testcluster"
@@ -239,8 +239,7 @@ func writeRaw(ctx context.Context, session *gocql.Session, insert, insertTTL str
 	for r := first; r < first+rows; r++ {
 		key, cells := benchRow(r)
 		g.Go(func() error {
-			batch := session.NewBatch(gocql.UnloggedBatch).WithContext(gctx)
-			batch.SetConsistency(gocql.One)
+			batch := session.Batch(gocql.UnloggedBatch).Consistency(gocql.One)
 			for _, c := range cells {
 				if c.ttl > 0 {
 					batch.Query(insertTTL, key, c.column, c.value, c.ttl, c.writetime)
@@ -248,7 +247,7 @@ func writeRaw(ctx context.Context, session *gocql.Session, insert, insertTTL str
 					batch.Query(insert, key, c.column, c.value, c.writetime)
 				}
 			}
-			if err := session.ExecuteBatch(batch); err != nil {
+			if err := batch.ExecContext(gctx); err != nil {
 				return fmt.Errorf("raw batch of row %s: %w", key, err)
 			}
 			return nil

@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gocql/gocql"
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/time/rate"
 
@@ -223,17 +223,24 @@ func (d *dcSet) String() string {
 }
 
 // gocqlLogger sends gocql's log lines (reconnections, nodes down) to the
-// run's logger at debug level, rather than to the standard logger.
+// run's logger at debug level: the sink reports what matters itself.
 type gocqlLogger struct{ l *slog.Logger }
 
-func (g gocqlLogger) Print(v ...any)                 { g.log(fmt.Sprint(v...)) }
-func (g gocqlLogger) Printf(format string, v ...any) { g.log(fmt.Sprintf(format, v...)) }
-func (g gocqlLogger) Println(v ...any)               { g.log(fmt.Sprintln(v...)) }
+func (g gocqlLogger) Error(msg string, fields ...gocql.LogField)   { g.log(msg, fields) }
+func (g gocqlLogger) Warning(msg string, fields ...gocql.LogField) { g.log(msg, fields) }
+func (g gocqlLogger) Info(msg string, fields ...gocql.LogField)    { g.log(msg, fields) }
+func (g gocqlLogger) Debug(msg string, fields ...gocql.LogField)   { g.log(msg, fields) }
 
-func (g gocqlLogger) log(msg string) {
-	if g.l != nil {
-		g.l.Debug(strings.TrimSpace(msg), "from", "gocql")
+func (g gocqlLogger) log(msg string, fields []gocql.LogField) {
+	if g.l == nil || !g.l.Enabled(context.Background(), slog.LevelDebug) {
+		return
 	}
+	attrs := make([]any, 0, 2+2*len(fields))
+	attrs = append(attrs, "from", "gocql")
+	for _, f := range fields {
+		attrs = append(attrs, f.Name, f.Value.Any())
+	}
+	g.l.Debug(strings.TrimSpace(msg), attrs...)
 }
 
 func (s *Sink) newGroup(ctx context.Context) {
@@ -274,7 +281,7 @@ func (s *Sink) Prepare(ctx context.Context, schema *migrate.Schema) error {
 }
 
 func (s *Sink) exec(ctx context.Context, cql string) error {
-	return s.session.Query(cql).WithContext(ctx).Exec()
+	return s.session.Query(cql).ExecContext(ctx)
 }
 
 // schemaColumn is a row of system_schema.columns.
@@ -284,7 +291,7 @@ type schemaColumn struct {
 
 func (s *Sink) tableColumns(ctx context.Context, keyspace, table string) (map[string]schemaColumn, error) {
 	iter := s.session.Query(`SELECT column_name, kind, type, clustering_order FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?`,
-		keyspace, table).WithContext(ctx).Iter()
+		keyspace, table).IterContext(ctx)
 	cols := map[string]schemaColumn{}
 	var name string
 	var c schemaColumn
@@ -430,18 +437,17 @@ func (s *Sink) execBatch(ctx context.Context, stmts []migrate.Statement, counter
 	case 0:
 		return nil
 	case 1:
-		return s.session.Query(stmts[0].CQL, args(stmts[0].Values)...).WithContext(ctx).Consistency(s.cfg.Consistency).Exec()
+		return s.session.Query(stmts[0].CQL, args(stmts[0].Values)...).Consistency(s.cfg.Consistency).ExecContext(ctx)
 	}
 	typ := gocql.UnloggedBatch
 	if counter {
 		typ = gocql.CounterBatch
 	}
-	b := s.session.NewBatch(typ).WithContext(ctx)
-	b.SetConsistency(s.cfg.Consistency)
+	b := s.session.Batch(typ).Consistency(s.cfg.Consistency)
 	for _, st := range stmts {
 		b.Query(st.CQL, args(st.Values)...)
 	}
-	return s.session.ExecuteBatch(b)
+	return b.ExecContext(ctx)
 }
 
 // unapplied returns the increments whose counter cell is not in the
@@ -450,7 +456,7 @@ func (s *Sink) unapplied(ctx context.Context, stmts []migrate.Statement) ([]migr
 	var out []migrate.Statement
 	for _, st := range stmts {
 		var v rawValue
-		err := s.session.Query(st.Probe, args(st.Values[1:])...).WithContext(ctx).Consistency(s.cfg.Consistency).Scan(&v)
+		err := s.session.Query(st.Probe, args(st.Values[1:])...).Consistency(s.cfg.Consistency).ScanContext(ctx, &v)
 		switch {
 		case errors.Is(err, gocql.ErrNotFound) || (err == nil && v.null):
 			out = append(out, st)

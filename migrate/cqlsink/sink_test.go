@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gocql/gocql"
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/thriftbridge/thriftbridge/internal/testcluster"
 	"github.com/thriftbridge/thriftbridge/migrate"

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gocql/gocql"
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/thriftbridge/thriftbridge/migrate"
 	"github.com/thriftbridge/thriftbridge/supercol"
@@ -84,7 +84,7 @@ func (t *Target) Partition(ctx context.Context, table *supercol.Table, key [][]b
 		vals[i] = migrate.Value{Type: table.Columns[i].Type, Bytes: k}
 	}
 	part := migrate.TargetPartition{AsOf: t.now()}
-	iter := t.session.Query(cql, args(vals)...).WithContext(ctx).Consistency(t.consistency).PageSize(1000).Iter()
+	iter := t.session.Query(cql, args(vals)...).Consistency(t.consistency).PageSize(1000).IterContext(ctx)
 	dest := make([]rawValue, len(sel))
 	ptrs := make([]any, len(sel))
 	for i := range dest {
@@ -137,7 +137,7 @@ func (t *Target) Partitions(ctx context.Context, table *supercol.Table, visit fu
 		}
 	}
 	iter := t.session.Query("SELECT DISTINCT " + strings.Join(cols, ", ") + " FROM " + table.QualifiedName()).
-		WithContext(ctx).Consistency(t.consistency).PageSize(1000).Iter()
+		Consistency(t.consistency).PageSize(1000).IterContext(ctx)
 	dest := make([]rawValue, len(cols))
 	ptrs := make([]any, len(cols))
 	for i := range dest {

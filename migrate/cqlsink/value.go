@@ -1,7 +1,7 @@
 package cqlsink
 
 import (
-	"github.com/gocql/gocql"
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/thriftbridge/thriftbridge/migrate"
 )

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/gocql/gocql"
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/thriftbridge/thriftbridge/migrate"
 	"github.com/thriftbridge/thriftbridge/store/marshal"
