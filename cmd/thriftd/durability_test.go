@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"regexp"
 	"strings"
 	"syscall"
@@ -24,13 +23,9 @@ const childArgsEnv = "THRIFTD_TEST_CHILD_ARGS"
 
 func TestMain(m *testing.M) {
 	if args, ok := os.LookupEnv(childArgsEnv); ok {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		err := run(ctx, strings.Split(args, "\n"), os.Stderr)
-		stop()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "thriftd:", err)
-			os.Exit(2)
-		}
+		// thriftd's own main, exit statuses included.
+		os.Args = append([]string{"thriftd"}, strings.Split(args, "\n")...)
+		main()
 		os.Exit(0)
 	}
 	os.Exit(m.Run())

@@ -22,13 +22,32 @@ const shutdownGrace = 30 * time.Second
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
+	err := run(ctx, os.Args[1:], os.Stderr)
+	var usage usageError
+	switch {
+	case err == nil:
+	case errors.Is(err, flag.ErrHelp):
+		os.Exit(2)
+	case errors.As(err, &usage):
+		if !usage.reported {
 			fmt.Fprintln(os.Stderr, "thriftd:", err)
 		}
 		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, "thriftd:", err)
+		os.Exit(1)
 	}
 }
+
+// usageError is a wrong command line: thriftd exits with status 2 on it,
+// and with status 1 when it cannot start or stops serving.
+type usageError struct {
+	err      error
+	reported bool // the flag package has printed it with the usage
+}
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
 
 // run parses the command line, starts thriftd and serves until ctx is
 // cancelled, then stops gracefully.
@@ -39,15 +58,22 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	flags := daemon.RegisterFlags(fs, &values)
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err: err, reported: true}
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return usageError{err: fmt.Errorf("unexpected argument %q: thriftd takes flags only", fs.Arg(0))}
 	}
 	cfg, err := flags.Resolve()
 	if err != nil {
-		return err
+		return usageError{err: err}
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
-		return fmt.Errorf("--log-level: %w", err)
+		return usageError{err: fmt.Errorf("--log-level: %w", err)}
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
