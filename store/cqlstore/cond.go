@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
@@ -38,6 +39,11 @@ func (e *Engine) ApplyIf(ctx context.Context, m *store.RowMutation, cond *store.
 		return false, fmt.Errorf("%w: a write under \"the row is empty\" (a lightweight transaction checks only the CQL rows it writes)", ErrUnsupportedCondition)
 	}
 	ti := info(t)
+	// Writers of one row in this instance take turns: Paxos rounds that
+	// contend for a partition retry and may time out, so the engine does
+	// not make its own callers contend (other instances still may).
+	unlock := e.lockRow(ti.qname, m.Key)
+	defer unlock()
 	// Every expected column must be a cell the mutation writes or deletes:
 	// its IF clause goes on that statement.
 	conds := make([]string, len(m.Ops))
@@ -124,4 +130,18 @@ func sortByName(t *store.Table, cells []store.Cell) {
 			cells[j-1], cells[j] = cells[j], cells[j-1]
 		}
 	}
+}
+
+// rowSeed seeds the hash that picks a row's lock stripe.
+var rowSeed = maphash.MakeSeed()
+
+func (e *Engine) lockRow(table string, key []byte) func() {
+	var h maphash.Hash
+	h.SetSeed(rowSeed)
+	h.WriteString(table)
+	h.WriteByte(0)
+	h.Write(key)
+	mu := &e.rowLocks[h.Sum64()%uint64(len(e.rowLocks))]
+	mu.Lock()
+	return mu.Unlock
 }

@@ -71,7 +71,10 @@
 // a SERIAL read evaluated by Condition.Holds, which is exact. When a
 // write is not applied, current is a SERIAL read of the expected columns
 // made right after; when it is, current holds the expected values (their
-// timestamps are not known: 0).
+// timestamps are not known: 0). The conditional writes of one row by one
+// engine take turns (striped locks), so that its own callers never make
+// Paxos rounds contend; writers in other thriftd instances still can, and
+// a round that keeps losing ends in store.ErrTimeout, as on Cassandra.
 //
 // # Reads
 //

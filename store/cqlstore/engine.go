@@ -58,6 +58,9 @@ type Engine struct {
 
 	catalog  atomic.Pointer[store.Catalog]
 	schemaMu sync.Mutex // serialises this instance's schema changes
+	// rowLocks are the stripes that serialise this instance's conditional
+	// writes of one row.
+	rowLocks [256]sync.Mutex
 
 	stop chan struct{}
 	wg   sync.WaitGroup
