@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -149,6 +150,58 @@ type modeResult struct {
 	MaxMs       float64 `json:"max_ms"`
 	WarmupOps   uint64  `json:"warmup_ops"`
 	FirstError  string  `json:"first_error,omitempty"`
+	// RoundsOpsPerSec is the throughput of every round when there were
+	// several; the rest of the result is the best round's, but Errors
+	// counts the failed calls of all of them.
+	RoundsOpsPerSec []float64 `json:"rounds_ops_per_sec,omitempty"`
+}
+
+// measure runs every mode on every target, --rounds times: round by
+// round, mode by mode, every server in turn, so that a drift of the
+// machine (another job, a compaction) spreads over all of them. Each mode
+// warms up in the first round only. Each report keeps, per mode, the
+// round of the highest throughput: other work on the machine can only
+// slow a round down.
+func measure(ctx context.Context, targets []*target, log *slog.Logger) (map[*target]*report, error) {
+	reports := map[*target]*report{}
+	for _, t := range targets {
+		reports[t] = newReport(t)
+	}
+	rounds := max(targets[0].cfg.Rounds, 1)
+	for round := range rounds {
+		for i, m := range targets[0].cfg.Modes {
+			for _, t := range targets {
+				r := t.runMode(ctx, m, round == 0)
+				if ctx.Err() != nil {
+					return nil, fmt.Errorf("interrupted during mode %s on %s", m, t.name)
+				}
+				log.Info("measured", "round", round+1, "mode", m, "server", t.name, "ops/s", int64(r.OpsPerSec), "errors", r.Errors)
+				rep := reports[t]
+				if round == 0 {
+					rep.Modes = append(rep.Modes, r)
+				} else {
+					rep.Modes[i] = bestOf(rep.Modes[i], r)
+				}
+				if rounds > 1 {
+					rep.Modes[i].RoundsOpsPerSec = append(rep.Modes[i].RoundsOpsPerSec, r.OpsPerSec)
+				}
+			}
+		}
+	}
+	return reports, nil
+}
+
+// bestOf keeps the result of higher throughput, with the errors of both.
+func bestOf(prev, next modeResult) modeResult {
+	best := prev
+	if next.OpsPerSec > prev.OpsPerSec {
+		best = next
+		best.WarmupOps = prev.WarmupOps
+		best.RoundsOpsPerSec = prev.RoundsOpsPerSec
+	}
+	best.Errors = prev.Errors + next.Errors
+	best.FirstError = cmp.Or(prev.FirstError, next.FirstError)
+	return best
 }
 
 // target is one server under load.
@@ -334,11 +387,11 @@ func (t *target) preload(ctx context.Context) error {
 	return nil
 }
 
-// runMode runs one mode: the warm-up, then the measured phase.
-func (t *target) runMode(ctx context.Context, name string) modeResult {
+// runMode runs one mode: the warm-up if warm, then the measured phase.
+func (t *target) runMode(ctx context.Context, name string, warm bool) modeResult {
 	op := modes[name].op
 	res := modeResult{Mode: name}
-	if t.cfg.Warmup > 0 {
+	if warm && t.cfg.Warmup > 0 {
 		t.log.Info("warm-up", "mode", name, "for", t.cfg.Warmup)
 		warm, _ := t.phase(ctx, op, t.cfg.Warmup)
 		res.WarmupOps = warm.ops

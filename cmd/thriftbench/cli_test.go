@@ -26,6 +26,7 @@ func TestCommandLineRefusals(t *testing.T) {
 		{[]string{"--connections", "0"}, "--connections"},
 		{[]string{"--duration", "0s"}, "--duration must be positive"},
 		{[]string{"--warmup", "-1s"}, "--warmup"},
+		{[]string{"--rounds", "0"}, "--rounds"},
 		{[]string{"--columns", "0"}, "--columns"},
 		{[]string{"--value-size", "-1"}, "--value-size"},
 		{[]string{"--range-rows", "100000"}, "--range-rows"},
@@ -128,8 +129,10 @@ func TestComparisonTable(t *testing.T) {
 		"| insert |         30000 |                10000 |  3.00 |        60000 |          50% |           6.00 |",
 		"| slice  |          9000 |                 4000 |  2.25 |        12000 |          75% |           3.00 |",
 		"| mixed  |         20000 |                    0 |     - |        40000 |          50% |              - |",
-		"thriftd/Cassandra slice            >= 3         2.25  BELOW\n",
-		"thriftd/Cassandra get              >= 2.5       1.50  BELOW (out of reach here: the echo ceiling itself is 2.00x Cassandra)",
+		"  thriftd/Cassandra slice    >= 3.00x        2.25x  MISSED\n",
+		"  thriftd/Cassandra get      >= 2.50x        1.50x  MISSED (out of reach here: the echo ceiling itself is 2.00x Cassandra)\n",
+		"  thriftd/echo insert        >= 60%          50.0%  MISSED\n",
+		"  thriftd peak RSS (VmHWM)   <= 256 MiB    200 MiB  met\n",
 		"VmHWM 200.0 MiB (peak), VmRSS 150.0 MiB",
 	} {
 		if !strings.Contains(text, want) {
@@ -143,7 +146,7 @@ func TestComparisonTable(t *testing.T) {
 	wantMet := map[string]bool{
 		"thriftd/Cassandra insert": true, "thriftd/echo insert": false,
 		"thriftd/Cassandra get": false, "thriftd/echo get": true,
-		"thriftd/Cassandra slice": false, "thriftd peak RSS (VmHWM) MiB": true,
+		"thriftd/Cassandra slice": false, "thriftd peak RSS (VmHWM)": true,
 	}
 	if len(met) != len(wantMet) {
 		t.Errorf("goals %v, want %v", met, wantMet)
@@ -152,5 +155,17 @@ func TestComparisonTable(t *testing.T) {
 		if got, ok := met[g]; !ok || got != want {
 			t.Errorf("goal %q met=%v (present %v), want %v", g, got, ok, want)
 		}
+	}
+}
+
+func TestBestOf(t *testing.T) {
+	a := modeResult{Mode: "get", OpsPerSec: 100, P99Ms: 9, Errors: 1, FirstError: "first", WarmupOps: 50, RoundsOpsPerSec: []float64{100}}
+	b := modeResult{Mode: "get", OpsPerSec: 200, P99Ms: 3, Errors: 2, FirstError: "second"}
+	got := bestOf(a, b)
+	if got.OpsPerSec != 200 || got.P99Ms != 3 || got.Errors != 3 || got.FirstError != "first" || got.WarmupOps != 50 || len(got.RoundsOpsPerSec) != 1 {
+		t.Errorf("bestOf(a, b) = %+v", got)
+	}
+	if got := bestOf(b, a); got.OpsPerSec != 200 || got.Errors != 3 || got.FirstError != "second" {
+		t.Errorf("bestOf(b, a) = %+v", got)
 	}
 }

@@ -59,8 +59,12 @@ type comparison struct {
 	CassandraSkipped string        `json:"cassandra_skipped,omitempty"`
 	Echo             *report       `json:"echo"`
 	ThriftdRSS       *memoryStatus `json:"thriftd_memory,omitempty"`
-	Rows             []compareRow  `json:"rows"`
-	Goals            []goalResult  `json:"goals"`
+	// LoadBefore and LoadAfter are /proc/loadavg before the servers start
+	// and after the last mode: other work on the machine shows in them.
+	LoadBefore string       `json:"loadavg_before,omitempty"`
+	LoadAfter  string       `json:"loadavg_after,omitempty"`
+	Rows       []compareRow `json:"rows"`
+	Goals      []goalResult `json:"goals"`
 }
 
 type compareRow struct {
@@ -75,8 +79,16 @@ type compareRow struct {
 	ThriftdOverEcho float64  `json:"thriftd_over_echo"`
 }
 
+// Kinds of goals.
+const (
+	goalRatio = "thriftd/cassandra"
+	goalEcho  = "thriftd/echo"
+	goalRSS   = "rss_mib"
+)
+
 type goalResult struct {
 	Goal   string  `json:"goal"`
+	Kind   string  `json:"kind"`
 	Want   float64 `json:"want"`
 	Got    float64 `json:"got"`
 	Met    bool    `json:"met"`
@@ -129,10 +141,11 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	per := cfg.Warmup + cfg.Duration
-	log.Info("compare: thriftd, Cassandra 3.11 and the echo ceiling", "modes", len(cfg.Modes),
+	per := cfg.Warmup + time.Duration(cfg.Rounds)*cfg.Duration
+	log.Info("compare: thriftd, Cassandra 3.11 and the echo ceiling", "modes", len(cfg.Modes), "rounds", cfg.Rounds,
 		"estimated", (time.Duration(3*len(cfg.Modes))*per).String()+" plus start-up and preload")
 
+	loadBefore := readLoadavg()
 	tmp, err := os.MkdirTemp("", "thriftbench-compare-")
 	if err != nil {
 		return err
@@ -150,7 +163,8 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 	}
 	defer td.stop(log)
 
-	res := &comparison{Config: cfg, DurationS: cfg.Duration.Seconds(), WarmupS: cfg.Warmup.Seconds(), CPUs: runtime.NumCPU()}
+	res := &comparison{Config: cfg, DurationS: cfg.Duration.Seconds(), WarmupS: cfg.Warmup.Seconds(), CPUs: runtime.NumCPU(),
+		LoadBefore: loadBefore}
 	targets := []*target{newTarget("thriftd", td.addr, cfg, log)}
 	var cass *target
 	switch reason := probeCassandra(ctx, cc.cassandra, cfg.Timeout); reason {
@@ -179,22 +193,11 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 			return fmt.Errorf("%s: %w", t.name, err)
 		}
 	}
-	reports := map[*target]*report{}
-	for _, t := range targets {
-		reports[t] = newReport(t)
+	reports, err := measure(ctx, targets, log)
+	if err != nil {
+		return err
 	}
-	// Mode by mode, every server in turn, so that a drift of the machine
-	// (another job, a compaction) spreads over all of them.
-	for _, m := range cfg.Modes {
-		for _, t := range targets {
-			r := t.runMode(ctx, m)
-			if ctx.Err() != nil {
-				return fmt.Errorf("interrupted during mode %s on %s", m, t.name)
-			}
-			reports[t].Modes = append(reports[t].Modes, r)
-			log.Info("measured", "mode", m, "server", t.name, "ops/s", int64(r.OpsPerSec), "errors", r.Errors)
-		}
-	}
+	res.LoadAfter = readLoadavg()
 	if mem, err := readMemoryStatus(td.cmd.Process.Pid); err != nil {
 		log.Warn("thriftd memory", "err", err)
 	} else {
@@ -265,7 +268,7 @@ func (c *comparison) fill() {
 		}
 		c.Rows = append(c.Rows, row)
 		if want, ok := ratioGoals[m.Mode]; ok {
-			g := goalResult{Goal: "thriftd/Cassandra " + m.Mode, Want: want}
+			g := goalResult{Goal: "thriftd/Cassandra " + m.Mode, Kind: goalRatio, Want: want}
 			if row.Ratio != nil {
 				g.Got, g.Met, g.Ceiling = *row.Ratio, *row.Ratio >= want, row.CeilingRatio
 			} else {
@@ -274,13 +277,13 @@ func (c *comparison) fill() {
 			c.Goals = append(c.Goals, g)
 		}
 		if echoGoalModes[m.Mode] {
-			c.Goals = append(c.Goals, goalResult{Goal: "thriftd/echo " + m.Mode, Want: echoGoal,
+			c.Goals = append(c.Goals, goalResult{Goal: "thriftd/echo " + m.Mode, Kind: goalEcho, Want: echoGoal,
 				Got: row.ThriftdOverEcho, Met: row.ThriftdOverEcho >= echoGoal})
 		}
 	}
 	if c.ThriftdRSS != nil {
 		hwm := float64(c.ThriftdRSS.VmHWMKiB) / 1024
-		c.Goals = append(c.Goals, goalResult{Goal: "thriftd peak RSS (VmHWM) MiB", Want: rssGoalMiB, Got: hwm, Met: hwm <= rssGoalMiB})
+		c.Goals = append(c.Goals, goalResult{Goal: "thriftd peak RSS (VmHWM)", Kind: goalRSS, Want: rssGoalMiB, Got: hwm, Met: hwm <= rssGoalMiB})
 	}
 }
 
@@ -288,6 +291,9 @@ func (c *comparison) fill() {
 func writeComparison(w io.Writer, c *comparison) {
 	fmt.Fprintf(w, "thriftbench compare: %s\n", c.Config.describe())
 	fmt.Fprintf(w, "%d CPUs; the load generator and every server share this machine\n", c.CPUs)
+	if c.LoadBefore != "" {
+		fmt.Fprintf(w, "load average before the run %s, after it %s\n", c.LoadBefore, c.LoadAfter)
+	}
 	for _, r := range []*report{c.Thriftd, c.Cassandra, c.Echo} {
 		if r == nil {
 			continue
@@ -324,25 +330,27 @@ func writeComparison(w io.Writer, c *comparison) {
 	}
 	fmt.Fprintln(w, "\ngoals of the issue:")
 	for _, g := range c.Goals {
+		var want, got string
+		switch g.Kind {
+		case goalRatio:
+			want, got = fmt.Sprintf(">= %.2fx", g.Want), fmt.Sprintf("%.2fx", g.Got)
+		case goalEcho:
+			want, got = fmt.Sprintf(">= %.0f%%", 100*g.Want), fmt.Sprintf("%.1f%%", 100*g.Got)
+		case goalRSS:
+			want, got = fmt.Sprintf("<= %.0f MiB", g.Want), fmt.Sprintf("%.0f MiB", g.Got)
+		}
+		verdict := "met"
+		if !g.Met {
+			verdict = "MISSED"
+		}
 		switch {
 		case g.Reason != "":
-			fmt.Fprintf(w, "  %-34s >= %-5g  not measured (%s)\n", g.Goal, g.Want, g.Reason)
-		case strings.Contains(g.Goal, "RSS"):
-			fmt.Fprintf(w, "  %-34s <= %-5g  %7.1f  %s\n", g.Goal, g.Want, g.Got, metWord(g.Met))
-		case g.Ceiling != nil && *g.Ceiling < g.Want:
-			fmt.Fprintf(w, "  %-34s >= %-5g  %7.2f  %s (out of reach here: the echo ceiling itself is %.2fx Cassandra)\n",
-				g.Goal, g.Want, g.Got, metWord(g.Met), *g.Ceiling)
-		default:
-			fmt.Fprintf(w, "  %-34s >= %-5g  %7.2f  %s\n", g.Goal, g.Want, g.Got, metWord(g.Met))
+			got, verdict = "-", "not measured ("+g.Reason+")"
+		case !g.Met && g.Ceiling != nil && *g.Ceiling < g.Want:
+			verdict += fmt.Sprintf(" (out of reach here: the echo ceiling itself is %.2fx Cassandra)", *g.Ceiling)
 		}
+		fmt.Fprintf(w, "  %-26s %-11s %9s  %s\n", g.Goal, want, got, verdict)
 	}
-}
-
-func metWord(met bool) string {
-	if met {
-		return "met"
-	}
-	return "BELOW"
 }
 
 // writeMarkdownTable prints rows as an aligned Markdown table; the first
@@ -379,6 +387,19 @@ func writeMarkdownTable(w io.Writer, rows [][]string) {
 	for _, r := range rows[1:] {
 		line(r)
 	}
+}
+
+// readLoadavg returns the 1, 5 and 15 minute load averages, or "".
+func readLoadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
 }
 
 // readMemoryStatus reads VmHWM and VmRSS from /proc/PID/status.

@@ -17,6 +17,7 @@ const (
 	maxColumns     = 10000
 	maxValueSize   = 1 << 20
 	maxCells       = 100000 // cells in one call
+	maxRounds      = 100
 )
 
 // loadConfig holds the parameters of a run, shared by the load command
@@ -26,6 +27,7 @@ type loadConfig struct {
 	Connections  int           `json:"connections"`
 	Duration     time.Duration `json:"-"`
 	Warmup       time.Duration `json:"-"`
+	Rounds       int           `json:"rounds"`
 	Timeout      time.Duration `json:"-"`
 	Keys         int           `json:"keys"`
 	Columns      int           `json:"columns"`
@@ -54,6 +56,7 @@ func registerLoadFlags(fs *flag.FlagSet, c *loadConfig, withAddr bool) {
 	fs.IntVar(&c.Connections, "connections", 32, "connections, each making one call at a time")
 	fs.DurationVar(&c.Duration, "duration", 10*time.Second, "measured time of each mode")
 	fs.DurationVar(&c.Warmup, "warmup", 5*time.Second, "uncounted warm-up before each mode (0: none)")
+	fs.IntVar(&c.Rounds, "rounds", 1, "measure every mode this many times, round after round, and keep the best round of each")
 	fs.DurationVar(&c.Timeout, "timeout", 10*time.Second, "bound of one call (and of connecting)")
 	fs.IntVar(&c.Keys, "keys", 100000, "rows the write modes (insert, batch, batch-super, counter) pick from")
 	fs.IntVar(&c.Columns, "columns", 20, "columns of a preloaded row, of a slice, of a batch and of a range row")
@@ -88,6 +91,8 @@ func (c *loadConfig) validate() error {
 		return usagef("--duration must be positive")
 	case c.Warmup < 0:
 		return usagef("--warmup must not be negative")
+	case c.Rounds < 1 || c.Rounds > maxRounds:
+		return usagef("--rounds must be between 1 and %d", maxRounds)
 	case c.Timeout <= 0:
 		return usagef("--timeout must be positive")
 	case c.Keys < 1:
@@ -188,6 +193,9 @@ func (c *loadConfig) describe() string {
 	warm := "no warm-up"
 	if c.Warmup > 0 {
 		warm = fmt.Sprintf("after a %s warm-up", c.Warmup)
+	}
+	if c.Rounds > 1 {
+		warm = fmt.Sprintf("%s, best of %d rounds", warm, c.Rounds)
 	}
 	return fmt.Sprintf("%d connections, %s per mode %s; %d columns of %d bytes, %d preloaded rows, %d write keys, batch-super %dx%d, range %d rows",
 		c.Connections, c.Duration, warm, c.Columns, c.ValueSize, c.Preload, c.Keys, c.SuperColumns, c.Subcolumns, c.RangeRows)

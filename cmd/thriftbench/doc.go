@@ -16,7 +16,9 @@
 // for --warmup (5s, not counted; 0 turns it off), then for --duration (10s),
 // and reports ops/s, cells/s, the p50/p99/p99.9 latency of the calls and
 // the number of failed calls (--json: one JSON document instead of the
-// text table). The modes:
+// text table). With --rounds N every mode is measured N times, round after
+// round, and the best round of each is reported: other work on a shared
+// machine can only slow a round down. The modes:
 //
 //	insert       insert of one column into a random row of --keys
 //	get          get of one column of a preloaded row

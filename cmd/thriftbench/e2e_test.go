@@ -59,11 +59,25 @@ func TestEveryModeAgainstEcho(t *testing.T) {
 		}
 	}
 
-	// The text report names every mode.
+	// The text report names every mode; rounds are listed in the JSON.
 	code, stdout, stderr = runCLI(t, "--addr", addr, "--mode", "get,batch-super", "--duration", "300ms", "--warmup", "0",
 		"--connections", "2", "--preload", "10", "--log-level", "warn")
 	if code != exitOK || !strings.Contains(stdout, "p99.9 ms") || !strings.Contains(stdout, "batch-super") {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "--addr", addr, "--mode", "counter,range", "--duration", "150ms", "--warmup", "0",
+		"--rounds", "2", "--connections", "2", "--preload", "10", "--json", "--log-level", "warn")
+	if code != exitOK {
+		t.Fatalf("--rounds 2: exit %d\nstderr: %s", code, stderr)
+	}
+	rep = report{}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || len(rep.Modes) != 2 {
+		t.Fatalf("--rounds 2 --json: %v\n%s", err, stdout)
+	}
+	for _, m := range rep.Modes {
+		if len(m.RoundsOpsPerSec) != 2 || m.OpsPerSec != max(m.RoundsOpsPerSec[0], m.RoundsOpsPerSec[1]) {
+			t.Errorf("%s: %.0f ops/s, rounds %v: want the best of 2", m.Mode, m.OpsPerSec, m.RoundsOpsPerSec)
+		}
 	}
 }
 

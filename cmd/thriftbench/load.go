@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"runtime"
 	"strings"
 )
@@ -72,7 +73,7 @@ func loadMain(ctx context.Context, cfg *loadConfig, stdout, stderr io.Writer) er
 		return err
 	}
 	t := newTarget(cfg.Addr, cfg.Addr, cfg, log)
-	rep, err := benchmark(ctx, t)
+	rep, err := benchmark(ctx, t, log)
 	if err != nil {
 		return err
 	}
@@ -92,7 +93,7 @@ func loadMain(ctx context.Context, cfg *loadConfig, stdout, stderr io.Writer) er
 }
 
 // benchmark sets the target up, runs every mode on it and cleans up.
-func benchmark(ctx context.Context, t *target) (rep *report, err error) {
+func benchmark(ctx context.Context, t *target, log *slog.Logger) (rep *report, err error) {
 	defer func() {
 		if cerr := t.close(ctx); cerr != nil && err == nil {
 			err = cerr
@@ -101,15 +102,11 @@ func benchmark(ctx context.Context, t *target) (rep *report, err error) {
 	if err := t.setup(ctx); err != nil {
 		return nil, err
 	}
-	rep = newReport(t)
-	for _, m := range t.cfg.Modes {
-		res := t.runMode(ctx, m)
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("interrupted during mode %s", m)
-		}
-		rep.Modes = append(rep.Modes, res)
+	reports, err := measure(ctx, []*target{t}, log)
+	if err != nil {
+		return nil, err
 	}
-	return rep, nil
+	return reports[t], nil
 }
 
 // writeReport prints the text report of one server.
