@@ -39,6 +39,10 @@ type Harness struct {
 	// because concurrent writers made them fail; the contention tests then
 	// require that it does not grow (writers of one row take turns).
 	LostConflicts func() int64
+	// ModelSeeds, if positive, is how many of the model test's seeds to
+	// play per family kind (default: all): a remote backend pays a network
+	// round trip per call and plays fewer.
+	ModelSeeds int
 }
 
 // test is one test of the suite.

@@ -111,7 +111,7 @@ func modelWins(a, b *modelWrite, now int64) bool {
 // stale index entries abound) and conditions. Without a settable clock no
 // write expires: the model could not know when the engine reads.
 func testEngineAgainstModel(t *testing.T, h *Harness) {
-	for _, c := range modelRuns() {
+	for _, c := range modelRuns(h.ModelSeeds) {
 		super, seed := c.super, c.seed
 		t.Run(fmt.Sprintf("super=%v/seed=%d", super, seed), func(t *testing.T) {
 			f := newEnv(t, h)
@@ -307,10 +307,14 @@ type modelRun struct {
 	seed  int64
 }
 
-func modelRuns() []modelRun {
+func modelRuns(n int) []modelRun {
+	seeds := modelSeeds
+	if n > 0 && n < len(seeds) {
+		seeds = seeds[:n]
+	}
 	var runs []modelRun
 	for _, super := range []bool{false, true} {
-		for _, seed := range modelSeeds {
+		for _, seed := range seeds {
 			runs = append(runs, modelRun{super, seed})
 		}
 	}
