@@ -65,6 +65,12 @@ type Config struct {
 	// InitialToken is this node's token in the partitioner's string form;
 	// empty means the partitioner's choice.
 	InitialToken string `yaml:"initial_token"`
+
+	// --- Production hardening: TLS, limits, timeouts, metrics (tls.go). ---
+
+	// ClientEncryption is TLS on the Thrift port.
+	ClientEncryption ClientEncryptionOptions `yaml:"client_encryption_options"`
+	// --- End of production hardening. ---
 }
 
 // DefaultConfig returns the settings used where neither the config
@@ -91,6 +97,13 @@ type setting struct {
 	usage string
 	str   func(*Config) *string
 	num   func(*Config) *int
+
+	// Production hardening. check, if set, checks the key's YAML value
+	// before decoding (a nested mapping). A key with a dot names a field
+	// of a nested mapping that only a flag sets: the YAML goes through the
+	// mapping's own key. also runs when the flag is given.
+	check func(path string, value *yaml.Node) error
+	also  func(*Config)
 }
 
 // settings lists every key, in the order of the example file.
@@ -115,16 +128,40 @@ var settings = []setting{
 		str: func(c *Config) *string { return &c.Snitch }},
 	{key: "initial_token", flag: "initial-token", usage: "this node's token (empty: the partitioner's choice)",
 		str: func(c *Config) *string { return &c.InitialToken }},
+
+	// --- Production hardening. ---
+	{key: clientEncryptionKey, usage: "TLS on the Thrift port (a mapping, see thriftd.example.yaml)",
+		check: checkClientEncryptionYAML},
+	{key: clientEncryptionKey + ".keystore", flag: "tls-cert", usage: "PEM certificate chain of the server (may hold the key too); turns TLS on",
+		str:  func(c *Config) *string { return &c.ClientEncryption.Keystore },
+		also: func(c *Config) { c.ClientEncryption.Enabled = true }},
+	{key: clientEncryptionKey + ".private_key", flag: "tls-key", usage: "PEM private key of the server; turns TLS on",
+		str:  func(c *Config) *string { return &c.ClientEncryption.PrivateKey },
+		also: func(c *Config) { c.ClientEncryption.Enabled = true }},
+	{key: clientEncryptionKey + ".truststore", flag: "tls-client-ca", usage: "PEM bundle of the CAs of client certificates: requires client certificates; turns TLS on",
+		str: func(c *Config) *string { return &c.ClientEncryption.Truststore },
+		also: func(c *Config) {
+			c.ClientEncryption.Enabled = true
+			c.ClientEncryption.RequireClientAuth = true
+		}},
+	// --- End of production hardening. ---
 }
 
 // copyTo copies the setting's value from src to dst.
 func (s setting) copyTo(dst, src *Config) {
+	if s.also != nil {
+		s.also(dst)
+	}
 	if s.str != nil {
 		*s.str(dst) = *s.str(src)
 		return
 	}
 	*s.num(dst) = *s.num(src)
 }
+
+// nestedFlag reports whether the setting is a flag for a field of a nested
+// mapping, which the file sets through the mapping's key.
+func (s setting) nestedFlag() bool { return strings.Contains(s.key, ".") }
 
 // name is how errors refer to a setting: its key, and its flag if any.
 func (s setting) name() string {
@@ -184,13 +221,18 @@ func (c *Config) overlayYAML(path string, data []byte) error {
 	}
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		key, value := top.Content[i], top.Content[i+1]
-		j := slices.IndexFunc(settings, func(s setting) bool { return s.key == key.Value })
+		j := slices.IndexFunc(settings, func(s setting) bool { return s.key == key.Value && !s.nestedFlag() })
 		if j < 0 {
 			return fmt.Errorf("config %s:%d: unknown key %q (known keys: %s)", path, key.Line, key.Value, knownKeys())
 		}
 		// YAML would truncate 1.5 to 1 silently.
 		if settings[j].num != nil && value.Tag != "!!int" && value.Tag != "!!null" {
 			return fmt.Errorf("config %s:%d: %s must be an integer, not %q", path, value.Line, key.Value, value.Value)
+		}
+		if check := settings[j].check; check != nil {
+			if err := check(path, value); err != nil {
+				return err
+			}
 		}
 	}
 	if err := top.Decode(c); err != nil {
@@ -200,9 +242,11 @@ func (c *Config) overlayYAML(path string, data []byte) error {
 }
 
 func knownKeys() string {
-	keys := make([]string, len(settings))
-	for i, s := range settings {
-		keys[i] = s.key
+	var keys []string
+	for _, s := range settings {
+		if !s.nestedFlag() {
+			keys = append(keys, s.key)
+		}
 	}
 	return strings.Join(keys, ", ")
 }
@@ -251,6 +295,8 @@ func (c Config) Validate() error {
 			invalid("initial_token", c.InitialToken, err.Error())
 		}
 	}
+	// Production hardening.
+	errs = append(errs, c.ClientEncryption.validate()...)
 	return errors.Join(errs...)
 }
 

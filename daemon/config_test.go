@@ -107,7 +107,11 @@ func TestExampleConfigFile(t *testing.T) {
 		t.Errorf("the example differs from the defaults: %+v", cfg)
 	}
 	for _, s := range settings {
-		if !strings.Contains(string(data), "\n"+s.key+":") {
+		shown := "\n" + s.key + ":"
+		if s.nestedFlag() { // a field of a mapping, indented
+			shown = "\n  " + s.key[strings.LastIndex(s.key, ".")+1:] + ":"
+		}
+		if !strings.Contains(string(data), shown) {
 			t.Errorf("the example does not show key %s", s.key)
 		}
 		if s.flag != "" && !strings.Contains(string(data), "--"+s.flag) {

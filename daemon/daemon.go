@@ -57,6 +57,10 @@ func Start(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option)
 	if err != nil {
 		return nil, err
 	}
+	serverCfg := cfg.Server()
+	if serverCfg.TLS, err = cfg.ClientEncryption.TLSConfig(); err != nil {
+		return nil, err
+	}
 	sync := badgerstore.SyncPeriodic
 	if cfg.CommitlogSync == CommitlogSyncBatch {
 		sync = badgerstore.SyncBatch
@@ -81,13 +85,13 @@ func Start(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option)
 		InitialToken: cfg.InitialToken,
 		Now:          o.now,
 	}, logger)
-	srv := legacy.NewServer(cfg.Server(), handler, logger)
+	srv := legacy.NewServer(serverCfg, handler, logger)
 	if err := srv.Listen(); err != nil {
 		engine.Close()
 		return nil, err
 	}
 	logger.Info("thriftd listening", "addr", srv.Addr().String(), "data_dir", cfg.DataDir,
-		"partitioner", part.Name(), "commitlog_sync", cfg.CommitlogSync)
+		"partitioner", part.Name(), "commitlog_sync", cfg.CommitlogSync, "tls", serverCfg.TLS != nil)
 	d := &Daemon{engine: engine, server: srv, done: make(chan struct{})}
 	go func() {
 		d.served = srv.Serve(context.WithoutCancel(ctx))

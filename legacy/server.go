@@ -2,6 +2,7 @@ package legacy
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -54,7 +55,19 @@ type ServerConfig struct {
 	// MaxFrameMB is the largest Thrift frame accepted, in MiB; <= 0: the
 	// default, above MaxFrameMBLimit: the limit.
 	MaxFrameMB int
+	// TLS, when set, makes every connection a TLS server connection with
+	// this configuration (Cassandra's client_encryption_options): the
+	// handshake must complete within HandshakeTimeout, and a client that
+	// fails it (a plaintext client, a missing or untrusted client
+	// certificate when ClientAuth requires one) is disconnected and logged.
+	TLS *tls.Config
+	// HandshakeTimeout bounds a TLS handshake; <= 0: DefaultHandshakeTimeout.
+	HandshakeTimeout time.Duration
 }
+
+// DefaultHandshakeTimeout bounds a TLS handshake when ServerConfig sets no
+// limit.
+const DefaultHandshakeTimeout = 10 * time.Second
 
 // Server serves the Thrift API: framed transport, binary protocol, one
 // goroutine and one Session per connection.
@@ -90,6 +103,9 @@ func NewServer(cfg ServerConfig, handler cassandra.Cassandra, logger *slog.Logge
 	}
 	if cfg.MaxFrameMB <= 0 {
 		cfg.MaxFrameMB = DefaultMaxFrameMB
+	}
+	if cfg.HandshakeTimeout <= 0 {
+		cfg.HandshakeTimeout = DefaultHandshakeTimeout
 	}
 	limit := frameLimitBytes(cfg.MaxFrameMB)
 	return &Server{
@@ -134,8 +150,17 @@ func (s *Server) Listen() error {
 		return fmt.Errorf("thrift server: listen on %s: %w", s.cfg.Listen, err)
 	}
 	s.listener = ln
-	s.logger.Info("thrift server listening", "addr", ln.Addr().String(), "max_frame_bytes", s.frameLimit)
+	s.logger.Info("thrift server listening", "addr", ln.Addr().String(), "max_frame_bytes", s.frameLimit,
+		"tls", s.cfg.TLS != nil, "client_auth", s.clientAuth())
 	return nil
+}
+
+// clientAuth describes the client-certificate policy, for the log.
+func (s *Server) clientAuth() string {
+	if s.cfg.TLS == nil {
+		return "none"
+	}
+	return s.cfg.TLS.ClientAuth.String()
 }
 
 // Addr is the listening address, or nil before Listen.
@@ -222,6 +247,9 @@ func (s *Server) startConn(ctx context.Context, nc net.Conn) {
 		return
 	}
 	s.lastID++
+	if s.cfg.TLS != nil {
+		nc = tls.Server(nc, s.cfg.TLS)
+	}
 	c := newServerConn(s, nc, s.lastID)
 	s.conns[c] = struct{}{}
 	s.connsDone.Add(1)

@@ -2,6 +2,7 @@ package legacy
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -54,6 +55,9 @@ func (c *serverConn) serve(ctx context.Context) {
 	defer c.netConn.Close()
 	ctx = WithSession(ctx, c.session)
 	c.log.DebugContext(ctx, "thrift connection opened")
+	if !c.handshake(ctx) {
+		return
+	}
 	for {
 		if err := c.frames.readFrame(); err != nil {
 			c.logReadError(ctx, err)
@@ -69,6 +73,34 @@ func (c *serverConn) serve(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// handshake completes the TLS handshake of a TLS connection within the
+// server's handshake timeout, and reports whether the connection can go
+// on. A failure (a plaintext client, a refused client certificate) is the
+// client's: it is logged, and the connection is closed.
+func (c *serverConn) handshake(ctx context.Context) bool {
+	tc, ok := c.netConn.(*tls.Conn)
+	if !ok {
+		return true
+	}
+	hctx, cancel := context.WithTimeout(ctx, c.server.cfg.HandshakeTimeout)
+	defer cancel()
+	if err := tc.HandshakeContext(hctx); err != nil {
+		if c.state.Load() == connClosed || errors.Is(err, net.ErrClosed) {
+			c.log.DebugContext(ctx, "thrift connection closed by the server during the TLS handshake")
+			return false
+		}
+		c.log.WarnContext(ctx, "TLS handshake failed; closing connection", "err", err)
+		return false
+	}
+	st := tc.ConnectionState()
+	attrs := []any{"tls_version", tls.VersionName(st.Version), "cipher", tls.CipherSuiteName(st.CipherSuite)}
+	if len(st.PeerCertificates) > 0 {
+		attrs = append(attrs, "client_cert", st.PeerCertificates[0].Subject.String())
+	}
+	c.log.DebugContext(ctx, "TLS handshake done", attrs...)
+	return true
 }
 
 // beginRequest marks the connection busy, unless the server is closing.
