@@ -8,6 +8,7 @@ require (
 	github.com/dgraph-io/badger/v4 v4.9.1
 	github.com/schollz/progressbar/v3 v3.19.0
 	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/crypto v0.41.0
 	golang.org/x/sync v0.24.0
 	golang.org/x/time v0.16.0
 )

@@ -12,7 +12,7 @@ import (
 // apply the updates, atomically with the check. Otherwise return the
 // current values of the expected columns.
 func (h *Handler) Cas(ctx context.Context, key []byte, cf string, expected, updates []*cassandra.Column, serialCL, commitCL cassandra.ConsistencyLevel) (*cassandra.CASResult_, error) {
-	t, err := h.tableFor(ctx, cf, false)
+	t, err := h.tableFor(ctx, cf, false, ActionModify, ActionSelect)
 	if err != nil {
 		return nil, err
 	}

@@ -31,12 +31,18 @@ func (h *Handler) ExecutePreparedCqlQuery(context.Context, int32, [][]byte) (*ca
 }
 
 // ExecuteCql3Query implements execute_cql3_query.
-func (h *Handler) ExecuteCql3Query(context.Context, []byte, cassandra.Compression, cassandra.ConsistencyLevel) (*cassandra.CqlResult_, error) {
+func (h *Handler) ExecuteCql3Query(ctx context.Context, _ []byte, _ cassandra.Compression, _ cassandra.ConsistencyLevel) (*cassandra.CqlResult_, error) {
+	if err := h.requireLogin(ctx); err != nil {
+		return nil, err
+	}
 	return nil, ire(cql3Refusal)
 }
 
 // PrepareCql3Query implements prepare_cql3_query.
-func (h *Handler) PrepareCql3Query(context.Context, []byte, cassandra.Compression) (*cassandra.CqlPreparedResult_, error) {
+func (h *Handler) PrepareCql3Query(ctx context.Context, _ []byte, _ cassandra.Compression) (*cassandra.CqlPreparedResult_, error) {
+	if err := h.requireLogin(ctx); err != nil {
+		return nil, err
+	}
 	return nil, ire(cql3Refusal)
 }
 

@@ -23,6 +23,9 @@ type HandlerConfig struct {
 	InitialToken string
 	// Now is the clock for server-side timestamps (tests set it).
 	Now func() time.Time
+	// Auth checks logins; nil accepts every login and requires none
+	// (Cassandra's AllowAllAuthenticator).
+	Auth Authenticator
 }
 
 // Handler answers the Cassandra Thrift API over a storage engine. One
@@ -102,10 +105,11 @@ func (h *Handler) tableIn(ks, cf string) (*store.Table, error) {
 	return t, nil
 }
 
-// tableFor resolves a family and checks that the operation suits it:
+// tableFor resolves a family, checks the session may do actions on it
+// and that the operation suits it:
 // counter operations need a counter family and the others refuse one.
-func (h *Handler) tableFor(ctx context.Context, cf string, counterOp bool) (*store.Table, error) {
-	t, err := h.table(ctx, cf)
+func (h *Handler) tableFor(ctx context.Context, cf string, counterOp bool, actions ...Action) (*store.Table, error) {
+	t, err := h.tableAccess(ctx, cf, actions...)
 	if err != nil {
 		return nil, err
 	}

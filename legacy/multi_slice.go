@@ -15,7 +15,7 @@ func (h *Handler) GetMultiSlice(ctx context.Context, req *cassandra.MultiSliceRe
 	if parent == nil {
 		return nil, ire("column_parent is required")
 	}
-	t, err := h.table(ctx, parent.ColumnFamily)
+	t, err := h.tableAccess(ctx, parent.ColumnFamily, ActionSelect)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,7 @@ import (
 // order, rows without matching columns (deleted ones too) as empty key
 // slices, as Cassandra returns them.
 func (h *Handler) GetRangeSlices(ctx context.Context, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, r *cassandra.KeyRange, cl cassandra.ConsistencyLevel) ([]*cassandra.KeySlice, error) {
-	t, err := h.table(ctx, parent.ColumnFamily)
+	t, err := h.tableAccess(ctx, parent.ColumnFamily, ActionSelect)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func (h *Handler) rangeSlices(ctx context.Context, op string, t *store.Table, rr
 // (a wide row is cut where the count runs out, for the next page to
 // resume).
 func (h *Handler) GetPagedSlice(ctx context.Context, cf string, r *cassandra.KeyRange, startColumn []byte, cl cassandra.ConsistencyLevel) ([]*cassandra.KeySlice, error) {
-	t, err := h.table(ctx, cf)
+	t, err := h.tableAccess(ctx, cf, ActionSelect)
 	if err != nil {
 		return nil, err
 	}

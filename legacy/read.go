@@ -25,7 +25,7 @@ func sliceQuery(t *store.Table, parent *cassandra.ColumnParent, p *cassandra.Sli
 
 // Get implements get: one column, one super column, or NotFoundException.
 func (h *Handler) Get(ctx context.Context, key []byte, path *cassandra.ColumnPath, cl cassandra.ConsistencyLevel) (*cassandra.ColumnOrSuperColumn, error) {
-	t, err := h.table(ctx, path.ColumnFamily)
+	t, err := h.tableAccess(ctx, path.ColumnFamily, ActionSelect)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func (h *Handler) GetSlice(ctx context.Context, key []byte, parent *cassandra.Co
 // prepareSlice validates what a slice read needs besides its keys, in
 // Cassandra's order.
 func (h *Handler) prepareSlice(ctx context.Context, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) (*store.Table, *store.SliceQuery, error) {
-	t, err := h.table(ctx, parent.ColumnFamily)
+	t, err := h.tableAccess(ctx, parent.ColumnFamily, ActionSelect)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -132,7 +132,7 @@ func (h *Handler) GetCount(ctx context.Context, key []byte, parent *cassandra.Co
 		cols, err := h.GetSlice(ctx, key, parent, p, cl)
 		return int32(len(cols)), err
 	}
-	t, err := h.table(ctx, parent.ColumnFamily)
+	t, err := h.tableAccess(ctx, parent.ColumnFamily, ActionSelect)
 	if err != nil {
 		return 0, err
 	}

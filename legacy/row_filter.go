@@ -62,7 +62,7 @@ func validateRowFilter(t *store.Table, exprs []*cassandra.IndexExpression) (*row
 // start_key on whose columns satisfy every expression, one of which must
 // be an EQ on an indexed column.
 func (h *Handler) GetIndexedSlices(ctx context.Context, parent *cassandra.ColumnParent, clause *cassandra.IndexClause, p *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) ([]*cassandra.KeySlice, error) {
-	t, err := h.tableFor(ctx, parent.ColumnFamily, false)
+	t, err := h.tableFor(ctx, parent.ColumnFamily, false, ActionSelect)
 	if err != nil {
 		return nil, err
 	}

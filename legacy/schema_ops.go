@@ -13,6 +13,12 @@ import (
 
 // SetKeyspace implements set_keyspace.
 func (h *Handler) SetKeyspace(ctx context.Context, keyspace string) error {
+	if h.requireLogin(ctx) != nil {
+		// Cassandra 3.11 accepts any keyspace before login, as some
+		// clients set it before logging in; the calls check it.
+		SessionFrom(ctx).SetKeyspace(keyspace)
+		return nil
+	}
 	if _, ok := h.engine.Catalog().Keyspace(keyspace); !ok && systemKeyspaceDef(keyspace) == nil {
 		return iref("Keyspace '%s' does not exist", keyspace)
 	}
@@ -59,7 +65,10 @@ func (h *Handler) nodeAddress() string {
 }
 
 // DescribeKeyspace implements describe_keyspace.
-func (h *Handler) DescribeKeyspace(_ context.Context, keyspace string) (*cassandra.KsDef, error) {
+func (h *Handler) DescribeKeyspace(ctx context.Context, keyspace string) (*cassandra.KsDef, error) {
+	if err := h.requireLogin(ctx); err != nil {
+		return nil, err
+	}
 	ks, ok := h.engine.Catalog().Keyspace(keyspace)
 	if !ok {
 		if sys := systemKeyspaceDef(keyspace); sys != nil {
@@ -71,7 +80,10 @@ func (h *Handler) DescribeKeyspace(_ context.Context, keyspace string) (*cassand
 }
 
 // DescribeKeyspaces implements describe_keyspaces.
-func (h *Handler) DescribeKeyspaces(context.Context) ([]*cassandra.KsDef, error) {
+func (h *Handler) DescribeKeyspaces(ctx context.Context) ([]*cassandra.KsDef, error) {
+	if err := h.requireLogin(ctx); err != nil {
+		return nil, err
+	}
 	cat := h.engine.Catalog()
 	out := []*cassandra.KsDef{}
 	for _, sys := range systemKeyspaceDefs {
@@ -93,6 +105,9 @@ func (h *Handler) schemaVersion() string {
 func (h *Handler) SystemAddKeyspace(ctx context.Context, ks *cassandra.KsDef) (string, error) {
 	if isSystemKeyspace(ks.Name) {
 		return "", iref("%s keyspace is not user-modifiable", ks.Name)
+	}
+	if err := h.authorize(ctx, "", "", ActionCreate); err != nil {
+		return "", err
 	}
 	if other, ok := h.engine.Catalog().KeyspaceFold(ks.Name); ok {
 		return "", iref("Keyspace names must be case-insensitively unique (\"%s\" conflicts with \"%s\")", ks.Name, other.Def.Name)
@@ -130,6 +145,9 @@ func (h *Handler) SystemDropKeyspace(ctx context.Context, keyspace string) (stri
 	if isSystemKeyspace(keyspace) {
 		return "", iref("%s keyspace is not user-modifiable", keyspace)
 	}
+	if err := h.authorize(ctx, keyspace, "", ActionDrop); err != nil {
+		return "", err
+	}
 	if _, ok := h.engine.Catalog().Keyspace(keyspace); !ok {
 		return "", iref("Cannot drop non existing keyspace '%s'.", keyspace)
 	}
@@ -144,6 +162,9 @@ func (h *Handler) SystemDropKeyspace(ctx context.Context, keyspace string) (stri
 func (h *Handler) SystemUpdateKeyspace(ctx context.Context, ks *cassandra.KsDef) (string, error) {
 	if isSystemKeyspace(ks.Name) {
 		return "", iref("%s keyspace is not user-modifiable", ks.Name)
+	}
+	if err := h.authorize(ctx, ks.Name, "", ActionAlter); err != nil {
+		return "", err
 	}
 	if _, ok := h.engine.Catalog().Keyspace(ks.Name); !ok {
 		return "", iref("Keyspace %s does not exist", ks.Name)
@@ -166,6 +187,9 @@ func (h *Handler) SystemUpdateKeyspace(ctx context.Context, ks *cassandra.KsDef)
 // Cassandra checks the client's access through it.
 func (h *Handler) SystemAddColumnFamily(ctx context.Context, cf *cassandra.CfDef) (string, error) {
 	if _, err := sessionKeyspace(ctx); err != nil {
+		return "", err
+	}
+	if err := h.authorize(ctx, cf.Keyspace, "", ActionCreate); err != nil {
 		return "", err
 	}
 	def, err := tableDefFromThrift(cf)
@@ -193,7 +217,7 @@ func (h *Handler) SystemAddColumnFamily(ctx context.Context, cf *cassandra.CfDef
 
 // SystemDropColumnFamily implements system_drop_column_family.
 func (h *Handler) SystemDropColumnFamily(ctx context.Context, cf string) (string, error) {
-	t, err := h.table(ctx, cf)
+	t, err := h.tableAccess(ctx, cf, ActionDrop)
 	if err != nil {
 		return "", err
 	}
@@ -212,6 +236,9 @@ func (h *Handler) SystemUpdateColumnFamily(ctx context.Context, cf *cassandra.Cf
 	_, ok := h.engine.Catalog().Table(cf.Keyspace, cf.Name)
 	if !ok {
 		return "", ire("Could not find table definition to modify.")
+	}
+	if err := h.authorize(ctx, cf.Keyspace, cf.Name, ActionAlter); err != nil {
+		return "", err
 	}
 	def, err := tableDefFromThrift(cf)
 	if err != nil {

@@ -3,8 +3,6 @@ package legacy
 import (
 	"context"
 	"net"
-
-	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
 // Session is the state of one client connection: the current keyspace, the
@@ -72,17 +70,6 @@ func (s *Session) CQLVersion() string { return s.cqlVersion }
 
 // SetCQLVersion records the CQL version the client asked for.
 func (s *Session) SetCQLVersion(version string) { s.cqlVersion = version }
-
-// Login implements login by accepting every login, as Cassandra's
-// AllowAllAuthenticator does; the user name (credential "username") is
-// recorded in the connection's session. login declares no
-// InvalidRequestException.
-func (h *Handler) Login(ctx context.Context, auth *cassandra.AuthenticationRequest) error {
-	if s := SessionFrom(ctx); s != nil && auth != nil {
-		s.Login(auth.Credentials["username"])
-	}
-	return nil
-}
 
 // sessionKey is the context key of the Session.
 type sessionKey struct{}

@@ -49,7 +49,7 @@ func (h *Handler) Insert(ctx context.Context, key []byte, parent *cassandra.Colu
 // not, and checks the row key: how insert, remove, add and remove_counter
 // begin, in Cassandra's order.
 func (h *Handler) writeTable(ctx context.Context, cf string, counter bool, key []byte) (*store.Table, error) {
-	t, err := h.tableFor(ctx, cf, counter)
+	t, err := h.tableFor(ctx, cf, counter, ActionModify)
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +143,9 @@ func (h *Handler) batchMutate(ctx context.Context, op string, mutations map[stri
 		for _, cf := range sortedKeys(byTable) {
 			t, err := h.tableIn(ks, cf)
 			if err != nil {
+				return err
+			}
+			if err := h.authorize(ctx, ks, cf, ActionModify); err != nil {
 				return err
 			}
 			rowKey := []byte(key)
@@ -253,7 +256,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // Truncate implements truncate: every row of the family goes at once.
 func (h *Handler) Truncate(ctx context.Context, cf string) error {
-	t, err := h.table(ctx, cf)
+	t, err := h.tableAccess(ctx, cf, ActionModify)
 	if err != nil {
 		return err
 	}
