@@ -66,6 +66,13 @@ type Config struct {
 	// empty means the partitioner's choice.
 	InitialToken string `yaml:"initial_token"`
 
+	// --- Authentication (auth.go). ---
+
+	// Authenticator is AllowAllAuthenticator or PasswordAuthenticator
+	// (Cassandra's class names, with or without their package).
+	Authenticator string `yaml:"authenticator"`
+	// --- End of authentication. ---
+
 	// --- Production hardening: TLS, limits, timeouts, metrics (tls.go). ---
 
 	// ClientEncryption is TLS on the Thrift port.
@@ -86,6 +93,7 @@ func DefaultConfig() Config {
 		APIVersion:            DefaultAPIVersion,
 		MaxFrameMB:            legacy.DefaultMaxFrameMB,
 		Snitch:                DefaultSnitch,
+		Authenticator:         DefaultAuthenticator, // authentication
 	}
 }
 
@@ -128,6 +136,11 @@ var settings = []setting{
 		str: func(c *Config) *string { return &c.Snitch }},
 	{key: "initial_token", flag: "initial-token", usage: "this node's token (empty: the partitioner's choice)",
 		str: func(c *Config) *string { return &c.InitialToken }},
+
+	// --- Authentication (auth.go). ---
+	{key: "authenticator", flag: "authenticator", usage: "AllowAllAuthenticator (allow-all) or PasswordAuthenticator (password: logins checked against the users of `thriftd user`)",
+		str: func(c *Config) *string { return &c.Authenticator }},
+	// --- End of authentication. ---
 
 	// --- Production hardening. ---
 	{key: clientEncryptionKey, usage: "TLS on the Thrift port (a mapping, see thriftd.example.yaml)",
@@ -297,6 +310,7 @@ func (c Config) Validate() error {
 	}
 	// Production hardening.
 	errs = append(errs, c.ClientEncryption.validate()...)
+	errs = append(errs, c.authErrors()...) // authentication
 	return errors.Join(errs...)
 }
 

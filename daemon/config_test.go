@@ -31,6 +31,7 @@ func TestDefaultConfig(t *testing.T) {
 		Listen: "127.0.0.1:9160", DataDir: "./data", Partitioner: "Murmur3Partitioner",
 		ClusterName: "Test Cluster", CommitlogSync: "periodic", CommitlogSyncPeriodMS: 10000,
 		APIVersion: "19.39.0", MaxFrameMB: 15, Snitch: "org.apache.cassandra.locator.SimpleSnitch",
+		Authenticator: "AllowAllAuthenticator",
 	}
 	if cfg != want {
 		t.Errorf("defaults %+v, want %+v", cfg, want)
@@ -55,6 +56,7 @@ api_version: 19.36.2
 max_frame_mb: 64
 snitch: GossipingPropertyFileSnitch
 initial_token: "85070591730234615865843651857942052864"
+authenticator: org.apache.cassandra.auth.PasswordAuthenticator
 `)
 	cfg, err := LoadConfig(path)
 	if err != nil {
@@ -64,6 +66,7 @@ initial_token: "85070591730234615865843651857942052864"
 		Listen: "0.0.0.0:19160", DataDir: "/var/lib/thriftd", Partitioner: "org.apache.cassandra.dht.RandomPartitioner",
 		ClusterName: "Legacy", CommitlogSync: "batch", CommitlogSyncPeriodMS: 50, APIVersion: "19.36.2",
 		MaxFrameMB: 64, Snitch: "GossipingPropertyFileSnitch", InitialToken: "85070591730234615865843651857942052864",
+		Authenticator: "org.apache.cassandra.auth.PasswordAuthenticator",
 	}
 	if cfg != want {
 		t.Errorf("loaded %+v\nwant   %+v", cfg, want)

@@ -7,6 +7,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/thriftbridge/thriftbridge/auth"
 	"github.com/thriftbridge/thriftbridge/legacy"
 	"github.com/thriftbridge/thriftbridge/store/badgerstore"
 )
@@ -18,6 +19,10 @@ type Daemon struct {
 	// done is closed when Serve has returned, with its error in served.
 	done   chan struct{}
 	served error
+
+	// authLock is the data directory's lock, held until Stop
+	// (authentication).
+	authLock *auth.Lock
 }
 
 // Option changes how Start runs thriftd, beyond its settings.
@@ -77,6 +82,13 @@ func Start(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option)
 	if err != nil {
 		return nil, err
 	}
+	// --- Authentication (auth.go). ---
+	authLock, authn, err := openAuth(cfg, logger)
+	if err != nil {
+		engine.Close()
+		return nil, err
+	}
+	// --- End of authentication. ---
 	handler := legacy.NewHandler(engine, legacy.HandlerConfig{
 		ClusterName:  cfg.ClusterName,
 		APIVersion:   cfg.APIVersion,
@@ -84,15 +96,17 @@ func Start(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option)
 		RPCAddress:   cfg.Listen,
 		InitialToken: cfg.InitialToken,
 		Now:          o.now,
+		Auth:         authn,
 	}, logger)
 	srv := legacy.NewServer(serverCfg, handler, logger)
 	if err := srv.Listen(); err != nil {
 		engine.Close()
+		authLock.Unlock()
 		return nil, err
 	}
 	logger.Info("thriftd listening", "addr", srv.Addr().String(), "data_dir", cfg.DataDir,
 		"partitioner", part.Name(), "commitlog_sync", cfg.CommitlogSync, "tls", serverCfg.TLS != nil)
-	d := &Daemon{engine: engine, server: srv, done: make(chan struct{})}
+	d := &Daemon{engine: engine, authLock: authLock, server: srv, done: make(chan struct{})}
 	go func() {
 		d.served = srv.Serve(context.WithoutCancel(ctx))
 		close(d.done)
@@ -119,6 +133,9 @@ func (d *Daemon) Stop(ctx context.Context) error {
 	}
 	if cerr := d.engine.Close(); cerr != nil && err == nil {
 		err = cerr
+	}
+	if uerr := d.authLock.Unlock(); uerr != nil && err == nil {
+		err = uerr
 	}
 	return err
 }

@@ -39,7 +39,7 @@ func TestCommandLine(t *testing.T) {
 		status int
 		says   string
 	}{
-		{"stray subcommand", []string{"user", "add", "alice"}, 2, `unexpected argument "user"`},
+		{"stray subcommand", []string{"serve", "now"}, 2, `unexpected argument "serve"`},
 		{"unknown flag", []string{"--no-such-flag"}, 2, "flag provided but not defined: -no-such-flag"},
 		{"bad log level", []string{"--log-level", "loud"}, 2, "--log-level"},
 		{"help", []string{"-h"}, 2, "-data-dir"},

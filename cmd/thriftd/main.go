@@ -52,6 +52,11 @@ func (e usageError) Unwrap() error { return e.err }
 // run parses the command line, starts thriftd and serves until ctx is
 // cancelled, then stops gracefully.
 func run(ctx context.Context, args []string, stderr io.Writer) error {
+	// --- Authentication: thriftd user add|passwd|del|list (user.go). ---
+	if len(args) > 0 && args[0] == "user" {
+		return runUser(args[1:], os.Stdin, os.Stdout, stderr)
+	}
+	// --- End of authentication. ---
 	fs := flag.NewFlagSet("thriftd", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var values daemon.Config
