@@ -77,6 +77,17 @@ type Config struct {
 
 	// ClientEncryption is TLS on the Thrift port.
 	ClientEncryption ClientEncryptionOptions `yaml:"client_encryption_options"`
+	// MaxConnections is how many clients are served at once (0: no limit).
+	MaxConnections int `yaml:"max_connections"`
+	// ClientIdleTimeoutMS is how long a client may take to send a whole
+	// request or to read a reply before it is dropped (0: no limit).
+	ClientIdleTimeoutMS int `yaml:"client_idle_timeout_ms"`
+	// ReadRequestTimeoutMS, RangeRequestTimeoutMS and
+	// WriteRequestTimeoutMS bound the calls, as in cassandra.yaml (0: no
+	// limit).
+	ReadRequestTimeoutMS  int `yaml:"read_request_timeout_in_ms"`
+	RangeRequestTimeoutMS int `yaml:"range_request_timeout_in_ms"`
+	WriteRequestTimeoutMS int `yaml:"write_request_timeout_in_ms"`
 	// --- End of production hardening. ---
 }
 
@@ -94,6 +105,11 @@ func DefaultConfig() Config {
 		MaxFrameMB:            legacy.DefaultMaxFrameMB,
 		Snitch:                DefaultSnitch,
 		Authenticator:         DefaultAuthenticator, // authentication
+
+		// Production hardening: Cassandra's defaults.
+		ReadRequestTimeoutMS:  DefaultReadRequestTimeoutMS,
+		RangeRequestTimeoutMS: DefaultRangeRequestTimeoutMS,
+		WriteRequestTimeoutMS: DefaultWriteRequestTimeoutMS,
 	}
 }
 
@@ -157,6 +173,16 @@ var settings = []setting{
 			c.ClientEncryption.Enabled = true
 			c.ClientEncryption.RequireClientAuth = true
 		}},
+	{key: "max_connections", flag: "max-connections", usage: "clients served at once; more are disconnected and logged (0: no limit)",
+		num: func(c *Config) *int { return &c.MaxConnections }},
+	{key: "client_idle_timeout_ms", flag: "client-idle-timeout-ms", usage: "milliseconds a client may take to send a whole request or read a reply before it is dropped (0: no limit)",
+		num: func(c *Config) *int { return &c.ClientIdleTimeoutMS }},
+	{key: "read_request_timeout_in_ms", flag: "read-request-timeout-ms", usage: "milliseconds a read of named rows may take before TimedOutException (0: no limit)",
+		num: func(c *Config) *int { return &c.ReadRequestTimeoutMS }},
+	{key: "range_request_timeout_in_ms", flag: "range-request-timeout-ms", usage: "milliseconds a range read may take before TimedOutException (0: no limit)",
+		num: func(c *Config) *int { return &c.RangeRequestTimeoutMS }},
+	{key: "write_request_timeout_in_ms", flag: "write-request-timeout-ms", usage: "milliseconds a write may take before TimedOutException (0: no limit)",
+		num: func(c *Config) *int { return &c.WriteRequestTimeoutMS }},
 	// --- End of production hardening. ---
 }
 
@@ -310,6 +336,11 @@ func (c Config) Validate() error {
 	}
 	// Production hardening.
 	errs = append(errs, c.ClientEncryption.validate()...)
+	for _, key := range []string{"max_connections", "client_idle_timeout_ms", "read_request_timeout_in_ms", "range_request_timeout_in_ms", "write_request_timeout_in_ms"} {
+		if v := *settingByKey(key).num(&c); v < 0 {
+			invalid(key, v, "must be 0 (no limit) or more")
+		}
+	}
 	errs = append(errs, c.authErrors()...) // authentication
 	return errors.Join(errs...)
 }
@@ -348,7 +379,21 @@ func (c Config) SnitchClass() string {
 
 // Server is what the network server needs of the settings.
 func (c Config) Server() legacy.ServerConfig {
-	return legacy.ServerConfig{Listen: c.Listen, MaxFrameMB: c.MaxFrameMB}
+	return legacy.ServerConfig{Listen: c.Listen, MaxFrameMB: c.MaxFrameMB,
+		// Production hardening.
+		MaxConnections: c.MaxConnections,
+		IdleTimeout:    ms(c.ClientIdleTimeoutMS),
+		RequestTimeouts: legacy.RequestTimeouts{
+			Read:  ms(c.ReadRequestTimeoutMS),
+			Range: ms(c.RangeRequestTimeoutMS),
+			Write: ms(c.WriteRequestTimeoutMS),
+		},
+	}
+}
+
+// ms is a number of milliseconds as a duration.
+func ms(n int) time.Duration {
+	return time.Duration(n) * time.Millisecond
 }
 
 // CommitlogSyncPeriod is commitlog_sync_period_ms as a duration.

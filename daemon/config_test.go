@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/thriftbridge/thriftbridge/internal/golden"
 	"github.com/thriftbridge/thriftbridge/legacy"
@@ -33,10 +34,13 @@ func TestDefaultConfig(t *testing.T) {
 		APIVersion: "19.39.0", MaxFrameMB: 15, Snitch: "org.apache.cassandra.locator.SimpleSnitch",
 		Authenticator: "AllowAllAuthenticator",
 	}
+	// Production hardening: Cassandra's request timeouts.
+	want.ReadRequestTimeoutMS, want.RangeRequestTimeoutMS, want.WriteRequestTimeoutMS = 5000, 10000, 2000
 	if cfg != want {
 		t.Errorf("defaults %+v, want %+v", cfg, want)
 	}
-	if cfg.Server() != (legacy.ServerConfig{Listen: "127.0.0.1:9160", MaxFrameMB: 15}) || cfg.CommitlogSyncPeriod().Seconds() != 10 {
+	if cfg.Server() != (legacy.ServerConfig{Listen: "127.0.0.1:9160", MaxFrameMB: 15,
+		RequestTimeouts: legacy.RequestTimeouts{Read: 5 * time.Second, Range: 10 * time.Second, Write: 2 * time.Second}}) || cfg.CommitlogSyncPeriod().Seconds() != 10 {
 		t.Errorf("derived values: %+v, %v", cfg.Server(), cfg.CommitlogSyncPeriod())
 	}
 	if p, err := cfg.PartitionerImpl(); err != nil || p.Name() != "org.apache.cassandra.dht.Murmur3Partitioner" {
@@ -68,6 +72,8 @@ authenticator: org.apache.cassandra.auth.PasswordAuthenticator
 		MaxFrameMB: 64, Snitch: "GossipingPropertyFileSnitch", InitialToken: "85070591730234615865843651857942052864",
 		Authenticator: "org.apache.cassandra.auth.PasswordAuthenticator",
 	}
+	// Production hardening: the file keeps the defaults.
+	want.ReadRequestTimeoutMS, want.RangeRequestTimeoutMS, want.WriteRequestTimeoutMS = DefaultReadRequestTimeoutMS, DefaultRangeRequestTimeoutMS, DefaultWriteRequestTimeoutMS
 	if cfg != want {
 		t.Errorf("loaded %+v\nwant   %+v", cfg, want)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/thriftbridge/thriftbridge/auth"
 	"github.com/thriftbridge/thriftbridge/legacy"
 	"github.com/thriftbridge/thriftbridge/store/badgerstore"
+	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
 // Daemon is a running thriftd: the store, the handler and the server.
@@ -31,6 +32,9 @@ type Option func(*options)
 type options struct {
 	now        func() time.Time
 	gcInterval time.Duration
+	// wrapHandler, set by tests only (export_test.go), wraps the handler
+	// the server calls: how a test injects a failure such as a panic.
+	wrapHandler func(cassandra.Cassandra) cassandra.Cassandra
 }
 
 // WithClock runs the store and the handler on now instead of the real
@@ -98,7 +102,11 @@ func Start(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option)
 		Now:          o.now,
 		Auth:         authn,
 	}, logger)
-	srv := legacy.NewServer(serverCfg, handler, logger)
+	var served cassandra.Cassandra = handler
+	if o.wrapHandler != nil {
+		served = o.wrapHandler(handler)
+	}
+	srv := legacy.NewServer(serverCfg, served, logger)
 	if err := srv.Listen(); err != nil {
 		engine.Close()
 		authLock.Unlock()

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"time"
 
 	"github.com/apache/thrift/lib/go/thrift"
 )
@@ -57,6 +58,10 @@ type frameTransport struct {
 
 	flushes  int   // replies written since the counter was last reset
 	writeErr error // the first failed write; the connection is then unusable
+
+	// writeTimeout bounds the writing of a reply (0: no limit), so that a
+	// client that reads nothing does not hold the connection forever.
+	writeTimeout time.Duration
 }
 
 var _ thrift.TRichTransport = (*frameTransport)(nil)
@@ -81,16 +86,42 @@ func (t *frameTransport) readFrame() error {
 	if size > t.limit {
 		return &frameTooLargeError{size: size, limit: t.limit}
 	}
-	if cap(t.frame) < int(size) {
-		t.frame = make([]byte, size)
-	}
-	t.frame = t.frame[:size]
 	t.pos = 0
-	if _, err := io.ReadFull(t.reader, t.frame); err != nil {
+	if err := t.readBody(int(size)); err != nil {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
 		return fmt.Errorf("read frame of %d bytes: %w", size, err)
+	}
+	return nil
+}
+
+// frameGrowStep is the most a frame buffer grows by before the bytes for
+// it have arrived.
+const frameGrowStep = 64 << 10
+
+// readBody reads a frame body of size bytes into t.frame. The buffer
+// grows with the bytes that arrive, at most doubling, so that a client
+// announcing a large frame and sending little of it costs little memory.
+func (t *frameTransport) readBody(size int) error {
+	if cap(t.frame) >= size {
+		t.frame = t.frame[:size]
+		_, err := io.ReadFull(t.reader, t.frame)
+		return err
+	}
+	t.frame = t.frame[:0]
+	for len(t.frame) < size {
+		n := len(t.frame)
+		step := min(size-n, max(n, frameGrowStep))
+		if cap(t.frame) < n+step {
+			grown := make([]byte, n, n+step)
+			copy(grown, t.frame)
+			t.frame = grown
+		}
+		t.frame = t.frame[:n+step]
+		if _, err := io.ReadFull(t.reader, t.frame[n:]); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -154,6 +185,9 @@ func (t *frameTransport) Flush(ctx context.Context) error {
 		return t.writeErr
 	}
 	binary.BigEndian.PutUint32(t.reply, uint32(len(t.reply)-frameHeaderLen))
+	if t.writeTimeout > 0 {
+		_ = t.conn.SetWriteDeadline(time.Now().Add(t.writeTimeout))
+	}
 	_, err := t.conn.Write(t.reply)
 	t.discardReply()
 	t.flushes++

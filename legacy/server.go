@@ -63,6 +63,16 @@ type ServerConfig struct {
 	TLS *tls.Config
 	// HandshakeTimeout bounds a TLS handshake; <= 0: DefaultHandshakeTimeout.
 	HandshakeTimeout time.Duration
+	// MaxConnections is how many connections are served at once; one
+	// beyond is closed at once, and logged. <= 0: no limit.
+	MaxConnections int
+	// IdleTimeout is how long a connection may take to send a whole
+	// request frame, waiting included, and to take a reply: a client that
+	// sends nothing, or part of a frame, or reads no reply for that long
+	// is disconnected. <= 0: no limit.
+	IdleTimeout time.Duration
+	// RequestTimeouts are the deadlines of the calls.
+	RequestTimeouts RequestTimeouts
 }
 
 // DefaultHandshakeTimeout bounds a TLS handshake when ServerConfig sets no
@@ -77,7 +87,7 @@ type Server struct {
 	protocol   *thrift.TConfiguration
 	// processor is the generated dispatcher; it holds no per-request state
 	// and serves every connection.
-	processor *cassandra.CassandraProcessor
+	processor thrift.TProcessor
 	logger    *slog.Logger
 
 	// closing is set when Shutdown begins or Serve's context ends; it is
@@ -89,6 +99,9 @@ type Server struct {
 	serving  bool
 	conns    map[*serverConn]struct{}
 	lastID   uint64
+	// refused counts the connections refused since lastRefusalLog.
+	refused        int
+	lastRefusalLog time.Time
 	// cancelRequests cancels the context of every connection.
 	cancelRequests context.CancelFunc
 	// connsDone counts running connection goroutines; Add happens under mu
@@ -108,7 +121,7 @@ func NewServer(cfg ServerConfig, handler cassandra.Cassandra, logger *slog.Logge
 		cfg.HandshakeTimeout = DefaultHandshakeTimeout
 	}
 	limit := frameLimitBytes(cfg.MaxFrameMB)
-	return &Server{
+	s := &Server{
 		cfg:        cfg,
 		frameLimit: limit,
 		protocol: &thrift.TConfiguration{
@@ -118,10 +131,11 @@ func NewServer(cfg ServerConfig, handler cassandra.Cassandra, logger *slog.Logge
 			TBinaryStrictRead:  thrift.BoolPtr(false),
 			TBinaryStrictWrite: thrift.BoolPtr(true),
 		},
-		processor: cassandra.NewCassandraProcessor(handler),
-		logger:    logger,
-		conns:     make(map[*serverConn]struct{}),
+		logger: logger,
+		conns:  make(map[*serverConn]struct{}),
 	}
+	s.processor = thrift.WrapProcessor(cassandra.NewCassandraProcessor(handler), s.middleware)
+	return s
 }
 
 // frameLimitBytes converts the frame limit to bytes, capped so that it
@@ -242,6 +256,11 @@ func isTemporaryAcceptError(err error) bool {
 func (s *Server) startConn(ctx context.Context, nc net.Conn) {
 	s.mu.Lock()
 	if s.closing.Load() {
+		s.mu.Unlock()
+		_ = nc.Close()
+		return
+	}
+	if !s.admit() {
 		s.mu.Unlock()
 		_ = nc.Close()
 		return

@@ -8,8 +8,10 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"runtime/debug"
 	"sync/atomic"
+	"time"
 
 	"github.com/apache/thrift/lib/go/thrift"
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
@@ -37,6 +39,7 @@ type serverConn struct {
 
 func newServerConn(s *Server, nc net.Conn, id uint64) *serverConn {
 	frames := newFrameTransport(nc, s.frameLimit)
+	frames.writeTimeout = s.cfg.IdleTimeout
 	protocol := thrift.NewTBinaryProtocolConf(frames, s.protocol)
 	return &serverConn{
 		server:  s,
@@ -59,6 +62,9 @@ func (c *serverConn) serve(ctx context.Context) {
 		return
 	}
 	for {
+		if idle := c.server.cfg.IdleTimeout; idle > 0 {
+			_ = c.netConn.SetReadDeadline(time.Now().Add(idle))
+		}
 		if err := c.frames.readFrame(); err != nil {
 			c.logReadError(ctx, err)
 			return
@@ -203,6 +209,9 @@ func (c *serverConn) logReadError(ctx context.Context, err error) {
 			"frame_bytes", tooLarge.size, "max_frame_bytes", tooLarge.limit, "err", err)
 	case errors.Is(err, io.EOF):
 		c.log.DebugContext(ctx, "thrift connection closed by the client")
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		c.log.InfoContext(ctx, "thrift client idle past the idle timeout (client_idle_timeout_ms) without a whole request; closing connection",
+			"idle_timeout", c.server.cfg.IdleTimeout, "err", err)
 	case c.state.Load() == connClosed || errors.Is(err, net.ErrClosed):
 		c.log.DebugContext(ctx, "thrift connection closed by the server")
 	default:

@@ -1,0 +1,79 @@
+package legacy
+
+import (
+	"context"
+	"time"
+
+	"github.com/apache/thrift/lib/go/thrift"
+)
+
+// RequestTimeouts bound how long a call may take, as Cassandra's
+// *_request_timeout_in_ms: the handler's context gets the deadline, and a
+// storage operation that passes it is answered TimedOutException. Zero: no
+// limit. Schema changes, truncate and the describe methods have none.
+type RequestTimeouts struct {
+	// Read bounds the reads of named rows (read_request_timeout_in_ms).
+	Read time.Duration
+	// Range bounds the range reads (range_request_timeout_in_ms).
+	Range time.Duration
+	// Write bounds the writes (write_request_timeout_in_ms).
+	Write time.Duration
+}
+
+// requestClasses maps the methods that have a timeout to their class.
+var requestClasses = map[string]func(RequestTimeouts) time.Duration{}
+
+func init() {
+	read := func(t RequestTimeouts) time.Duration { return t.Read }
+	rng := func(t RequestTimeouts) time.Duration { return t.Range }
+	write := func(t RequestTimeouts) time.Duration { return t.Write }
+	for _, m := range []string{"get", "get_slice", "get_count", "multiget_slice", "multiget_count", "get_multi_slice"} {
+		requestClasses[m] = read
+	}
+	for _, m := range []string{"get_range_slices", "get_paged_slice", "get_indexed_slices"} {
+		requestClasses[m] = rng
+	}
+	for _, m := range []string{"insert", "add", "remove", "remove_counter", "batch_mutate", "atomic_batch_mutate", "cas"} {
+		requestClasses[m] = write
+	}
+}
+
+// For returns the timeout of a Thrift method (0: none).
+func (t RequestTimeouts) For(method string) time.Duration {
+	if class, ok := requestClasses[method]; ok {
+		return class(t)
+	}
+	return 0
+}
+
+// middleware wraps every method of the generated processor: it puts the
+// method's deadline on the handler's context.
+func (s *Server) middleware(name string, next thrift.TProcessorFunction) thrift.TProcessorFunction {
+	timeout := s.cfg.RequestTimeouts.For(name)
+	if timeout <= 0 {
+		return next
+	}
+	return thrift.WrappedTProcessorFunction{
+		Wrapped: func(ctx context.Context, seqID int32, in, out thrift.TProtocol) (bool, thrift.TException) {
+			ctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			return next.Process(ctx, seqID, in, out)
+		},
+	}
+}
+
+// admit reports whether one more connection may be served, and logs the
+// refusal when it may not (at most once a second). Called with s.mu held.
+func (s *Server) admit() bool {
+	if s.cfg.MaxConnections <= 0 || len(s.conns) < s.cfg.MaxConnections {
+		return true
+	}
+	s.refused++
+	if now := time.Now(); now.Sub(s.lastRefusalLog) >= time.Second {
+		s.logger.Warn("thrift server: max_connections reached; refusing connections",
+			"max_connections", s.cfg.MaxConnections, "refused", s.refused)
+		s.lastRefusalLog = now
+		s.refused = 0
+	}
+	return false
+}
