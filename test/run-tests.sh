@@ -40,8 +40,11 @@ if [ "${THRIFTBRIDGE_CASSANDRA:-on}" = off ]; then
 elif ! command -v java >/dev/null || ! command -v mvn >/dev/null; then
   loud "SKIPPED: real Cassandra nodes need java and mvn (Debian: default-jdk-headless maven): the cluster-backed tests skip"
 else
+  # (Read the status whole: grep -q would stop reading early, and the
+  # broken pipe would count as "not running" under pipefail.)
+  running_nodes="$(test/cassandra/cassandra.sh status)"
   for n in $nodes; do
-    test/cassandra/cassandra.sh status | grep -q "^$n: running" || started="$started $n"
+    grep -q "^$n: running" <<<"$running_nodes" || started="$started $n"
   done
   # The variables the tests read, one NAME=VALUE a line.
   if env_lines="$(test/cassandra/cassandra.sh start $nodes)"; then
