@@ -129,10 +129,10 @@ func TestComparisonTable(t *testing.T) {
 		"| insert |         30000 |                10000 |  3.00 |        60000 |          50% |           6.00 |",
 		"| slice  |          9000 |                 4000 |  2.25 |        12000 |          75% |           3.00 |",
 		"| mixed  |         20000 |                    0 |     - |        40000 |          50% |              - |",
-		"  thriftd/Cassandra slice    >= 3.00x        2.25x  MISSED\n",
-		"  thriftd/Cassandra get      >= 2.50x        1.50x  MISSED (out of reach here: the echo ceiling itself is 2.00x Cassandra)\n",
-		"  thriftd/echo insert        >= 60%          50.0%  MISSED\n",
-		"  thriftd peak RSS (VmHWM)   <= 256 MiB    200 MiB  met\n",
+		"  thriftd/Cassandra slice       >= 3.00x        2.25x  MISSED\n",
+		"  thriftd/Cassandra get         >= 2.50x        1.50x  MISSED (out of reach here: the echo ceiling itself is 2.00x Cassandra)\n",
+		"  thriftd/echo insert           >= 60%          50.0%  MISSED\n",
+		"  thriftd peak RSS (VmHWM)      <= 256 MiB    200 MiB  met\n",
 		"VmHWM 200.0 MiB (peak), VmRSS 150.0 MiB",
 	} {
 		if !strings.Contains(text, want) {

@@ -349,7 +349,7 @@ func writeComparison(w io.Writer, c *comparison) {
 		case !g.Met && g.Ceiling != nil && *g.Ceiling < g.Want:
 			verdict += fmt.Sprintf(" (out of reach here: the echo ceiling itself is %.2fx Cassandra)", *g.Ceiling)
 		}
-		fmt.Fprintf(w, "  %-26s %-11s %9s  %s\n", g.Goal, want, got, verdict)
+		fmt.Fprintf(w, "  %-29s %-11s %9s  %s\n", g.Goal, want, got, verdict)
 	}
 }
 
