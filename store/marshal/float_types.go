@@ -1,7 +1,6 @@
 package marshal
 
 import (
-	"encoding/binary"
 	"errors"
 	"math"
 	"strconv"
@@ -11,179 +10,28 @@ import (
 // DoubleType is Cassandra's DoubleType: an 8-byte IEEE 754 double, ordered
 // as Java's Double.compareTo: -Inf < ... < -0.0 < 0.0 < ... < +Inf < NaN,
 // every NaN bit pattern equal.
-type DoubleType struct{}
+type DoubleType struct{ fixed[DoubleType] }
 
-func (DoubleType) Name() string      { return marshalPackage + "DoubleType" }
-func (DoubleType) className() string { return "DoubleType" }
-func (DoubleType) Validate(b []byte) error {
-	if len(b) != 8 && len(b) != 0 {
-		return invalidf("Expected 8 or 0 byte value for a double (%d)", len(b))
-	}
-	return nil
-}
-func (DoubleType) Compare(a, b []byte) int {
-	if c, done := compareEmptyFirst(a, b); done {
-		return c
-	}
-	return compareUint64(sortableDouble(be64(a)), sortableDouble(be64(b)))
-}
-func (DoubleType) AppendKey(dst, b []byte) []byte {
-	if len(b) == 0 {
-		return append(dst, keyEmpty)
-	}
-	return binary.BigEndian.AppendUint64(append(dst, keyPresent), sortableDouble(be64(b)))
-}
-func (t DoubleType) DecodeKey(dst, src []byte) ([]byte, []byte, error) {
-	return decodeWith(t, dst, src)
-}
-func (t DoubleType) decodeKey(dst []byte, r *keyReader) ([]byte, error) {
-	start := len(dst)
-	out, err := decodeFixedKey(t, dst, r, 8, false)
-	if err != nil || len(out) == start {
-		return out, err
-	}
-	binary.BigEndian.PutUint64(out[start:], unsortableDouble(binary.BigEndian.Uint64(out[start:])))
-	return out, nil
-}
-func (DoubleType) Lossless() bool            { return false }
-func (DoubleType) Normalize(b []byte) []byte { return b }
-func (t DoubleType) AppendLowerBound(dst, bound []byte) []byte {
-	return simpleLowerBound(t, dst, bound)
-}
-func (t DoubleType) AppendUpperBound(dst, bound []byte) []byte {
-	return simpleUpperBound(t, dst, bound)
-}
-func (DoubleType) CQLType() string { return "double" }
-func (DoubleType) String(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return javaFloatString(math.Float64frombits(be64(b)), 64)
-}
+func (DoubleType) fixedSpec() fixedSpec           { return fixedSpec{8, kindFloat, &doubleNames} }
+func (DoubleType) Compare(a, b []byte) int        { return compareFloat(a, b, 8) }
+func (DoubleType) AppendKey(dst, b []byte) []byte { return appendFloatKey(dst, b, 8) }
 
-// FromString parses a decimal or special ("NaN", "Infinity") double.
-func (DoubleType) FromString(s string) ([]byte, error) {
-	if s == "" {
-		return []byte{}, nil
-	}
-	f, err := parseJavaFloat(s, 64)
-	if err != nil {
-		return nil, formatErrorf(err, "Unable to make double from '%s'", s)
-	}
-	return binary.BigEndian.AppendUint64(nil, math.Float64bits(f)), nil
-}
-func (t DoubleType) CQLLiteral(b []byte) string {
-	if len(b) == 0 {
-		return castBlobLiteral("blobAsDouble", b)
-	}
-	return t.String(b)
+var doubleNames = fixedNames{
+	name: marshalPackage + "DoubleType", class: "DoubleType",
+	sizeError: "Expected 8 or 0 byte value for a double (%d)", what: "double", cqlType: "double", cast: "blobAsDouble",
 }
 
 // FloatType is Cassandra's FloatType: a 4-byte IEEE 754 float, ordered as
 // Java's Float.compareTo.
-type FloatType struct{}
+type FloatType struct{ fixed[FloatType] }
 
-func (FloatType) Name() string      { return marshalPackage + "FloatType" }
-func (FloatType) className() string { return "FloatType" }
-func (FloatType) Validate(b []byte) error {
-	if len(b) != 4 && len(b) != 0 {
-		return invalidf("Expected 4 or 0 byte value for a float (%d)", len(b))
-	}
-	return nil
-}
-func (FloatType) Compare(a, b []byte) int {
-	if c, done := compareEmptyFirst(a, b); done {
-		return c
-	}
-	return compareUint64(uint64(sortableFloat(be32(a))), uint64(sortableFloat(be32(b))))
-}
-func (FloatType) AppendKey(dst, b []byte) []byte {
-	if len(b) == 0 {
-		return append(dst, keyEmpty)
-	}
-	return binary.BigEndian.AppendUint32(append(dst, keyPresent), sortableFloat(be32(b)))
-}
-func (t FloatType) DecodeKey(dst, src []byte) ([]byte, []byte, error) {
-	return decodeWith(t, dst, src)
-}
-func (t FloatType) decodeKey(dst []byte, r *keyReader) ([]byte, error) {
-	start := len(dst)
-	out, err := decodeFixedKey(t, dst, r, 4, false)
-	if err != nil || len(out) == start {
-		return out, err
-	}
-	binary.BigEndian.PutUint32(out[start:], unsortableFloat(binary.BigEndian.Uint32(out[start:])))
-	return out, nil
-}
-func (FloatType) Lossless() bool            { return false }
-func (FloatType) Normalize(b []byte) []byte { return b }
-func (t FloatType) AppendLowerBound(dst, bound []byte) []byte {
-	return simpleLowerBound(t, dst, bound)
-}
-func (t FloatType) AppendUpperBound(dst, bound []byte) []byte {
-	return simpleUpperBound(t, dst, bound)
-}
-func (FloatType) CQLType() string { return "float" }
-func (FloatType) String(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return javaFloatString(float64(math.Float32frombits(be32(b))), 32)
-}
+func (FloatType) fixedSpec() fixedSpec           { return fixedSpec{4, kindFloat, &floatNames} }
+func (FloatType) Compare(a, b []byte) int        { return compareFloat(a, b, 4) }
+func (FloatType) AppendKey(dst, b []byte) []byte { return appendFloatKey(dst, b, 4) }
 
-// FromString parses a decimal or special ("NaN", "Infinity") float.
-func (FloatType) FromString(s string) ([]byte, error) {
-	if s == "" {
-		return []byte{}, nil
-	}
-	f, err := parseJavaFloat(s, 32)
-	if err != nil {
-		return nil, formatErrorf(err, "Unable to make float from '%s'", s)
-	}
-	return binary.BigEndian.AppendUint32(nil, math.Float32bits(float32(f))), nil
-}
-func (t FloatType) CQLLiteral(b []byte) string {
-	if len(b) == 0 {
-		return castBlobLiteral("blobAsFloat", b)
-	}
-	return t.String(b)
-}
-
-// sortableDouble maps IEEE bits to an unsigned key in Java compareTo order:
-// NaNs become the canonical NaN (above +Inf), negative values are inverted,
-// positive ones get the sign bit set.
-func sortableDouble(bits uint64) uint64 {
-	if bits&0x7FF0000000000000 == 0x7FF0000000000000 && bits&0x000FFFFFFFFFFFFF != 0 {
-		bits = 0x7FF8000000000000
-	}
-	if bits>>63 != 0 {
-		return ^bits
-	}
-	return bits | 1<<63
-}
-
-func unsortableDouble(k uint64) uint64 {
-	if k>>63 != 0 {
-		return k &^ (1 << 63)
-	}
-	return ^k
-}
-
-func sortableFloat(bits uint32) uint32 {
-	if bits&0x7F800000 == 0x7F800000 && bits&0x007FFFFF != 0 {
-		bits = 0x7FC00000
-	}
-	if bits>>31 != 0 {
-		return ^bits
-	}
-	return bits | 1<<31
-}
-
-func unsortableFloat(k uint32) uint32 {
-	if k>>31 != 0 {
-		return k &^ (1 << 31)
-	}
-	return ^k
+var floatNames = fixedNames{
+	name: marshalPackage + "FloatType", class: "FloatType",
+	sizeError: "Expected 4 or 0 byte value for a float (%d)", what: "float", cqlType: "float", cast: "blobAsFloat",
 }
 
 func compareUint64(a, b uint64) int {

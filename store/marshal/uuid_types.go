@@ -140,7 +140,7 @@ func (t TimeUUIDType) DecodeKey(dst, src []byte) ([]byte, []byte, error) {
 }
 func (t TimeUUIDType) decodeKey(dst []byte, r *keyReader) ([]byte, error) {
 	start := len(dst)
-	out, err := decodeFixedKey(t, dst, r, 16, false)
+	out, err := decodeFixedKey(t, dst, r, 16)
 	if err != nil || len(out) == start {
 		return out, err
 	}
@@ -207,7 +207,7 @@ func (t LexicalUUIDType) DecodeKey(dst, src []byte) ([]byte, []byte, error) {
 }
 func (t LexicalUUIDType) decodeKey(dst []byte, r *keyReader) ([]byte, error) {
 	start := len(dst)
-	out, err := decodeFixedKey(t, dst, r, 16, false)
+	out, err := decodeFixedKey(t, dst, r, 16)
 	if err != nil || len(out) == start {
 		return out, err
 	}
