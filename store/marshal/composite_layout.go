@@ -115,6 +115,88 @@ func splitComponents(s string) []string {
 	return append(parts, s[prev:])
 }
 
+// componentText is what tells apart the text forms of CompositeType and
+// DynamicCompositeType (Cassandra's getString and fromString): how each
+// component names its type.
+type componentText interface {
+	// headerText reads the header of component i, which starts b, and
+	// returns the component's type, the name String shows for it before
+	// an '@' (nil for none) and the bytes after the header; ok is false
+	// when the header cannot be read.
+	headerText(i int, b []byte) (t codec, name, rest []byte, ok bool)
+	// parseHeaderText reads the name in part, the text of component i of
+	// s, appends the component's header to dst, and returns the
+	// component's type and the text of its value.
+	parseHeaderText(dst []byte, i int, s, part string) (out []byte, t codec, text string, err error)
+}
+
+// componentsString renders the components of b from rest on (b without a
+// static marker) with h: each component's name and '@', if it has one,
+// and its type's String, escaped; joined by ':' (and, as in Cassandra,
+// preceded by one after a static marker). A non-zero EOC shows as ":!"
+// (positive) or ":_" (negative) and ends the text; so does a header that
+// cannot be read, after which the remaining bytes are shown in hex.
+func componentsString(h componentText, b, rest []byte) string {
+	var sb strings.Builder
+	for i := 0; len(rest) > 0; i++ {
+		if len(rest) != len(b) {
+			sb.WriteByte(':')
+		}
+		t, name, after, ok := h.headerText(i, rest)
+		if !ok {
+			sb.WriteString(BytesType{}.String(rest))
+			break
+		}
+		if name != nil {
+			sb.Write(name)
+			sb.WriteByte('@')
+		}
+		var v []byte
+		var eoc byte
+		v, eoc, rest = readComponent(after)
+		sb.WriteString(escapeComponent(t.String(v)))
+		if eoc != 0 {
+			sb.WriteString(eocString(eoc))
+			break
+		}
+	}
+	return sb.String()
+}
+
+// componentsFromString parses the form componentsString produces.
+func componentsFromString(h componentText, s string) ([]byte, error) {
+	out := []byte{}
+	eoc := byte(0)
+	for i, part := range splitComponents(s) {
+		if part == "!" || part == "_" {
+			eoc = 1
+			if part == "_" {
+				eoc = 0xFF
+			}
+			break
+		}
+		withHeader, t, text, err := h.parseHeaderText(out, i, s, part)
+		if err != nil {
+			return nil, err
+		}
+		v, err := t.FromString(unescapeComponent(text))
+		if err != nil {
+			return nil, formatErrorf(err, "component %d of '%s': %s", i, s, err)
+		}
+		if len(v) > 0xFFFF {
+			return nil, formatErrorf(nil, "component %d of '%s' is longer than 65535 bytes", i, s)
+		}
+		out = appendComponent(withHeader, v, 0)
+	}
+	if eoc != 0 {
+		if len(out) == 0 {
+			return nil, formatErrorf(nil, "no component before the end-of-component mark in '%s'", s)
+		}
+		out[len(out)-1] = eoc
+	}
+	return out, nil
+}
+
 // decodeComponentKey decodes a component value with t into dst, prefixed
 // with its 2-byte length.
 func decodeComponentKey(owner Type, t codec, dst []byte, r *keyReader) ([]byte, error) {

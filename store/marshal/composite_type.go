@@ -270,56 +270,27 @@ func (c *Composite) CQLLiteral(b []byte) string { return blobLiteral(b) }
 // String renders the components with their types' String, escaped and
 // joined by ':'; a non-zero EOC shows as ":!" (positive) or ":_" (negative).
 func (c *Composite) String(b []byte) string {
-	var sb strings.Builder
 	rest := b
 	if isStaticName(b) {
 		rest = b[2:]
 	}
-	for i := 0; len(rest) > 0; i++ {
-		if len(rest) != len(b) {
-			sb.WriteByte(':')
-		}
-		var v []byte
-		var eoc byte
-		v, eoc, rest = readComponent(rest)
-		sb.WriteString(escapeComponent(c.typeAt(i).String(v)))
-		if eoc != 0 {
-			sb.WriteString(eocString(eoc))
-			break
-		}
-	}
-	return sb.String()
+	return componentsString(c, b, rest)
 }
 
 // FromString parses the form String produces.
 func (c *Composite) FromString(s string) ([]byte, error) {
-	out := []byte{}
-	eoc := byte(0)
-	for i, part := range splitComponents(s) {
-		if part == "!" || part == "_" {
-			eoc = 1
-			if part == "_" {
-				eoc = 0xFF
-			}
-			break
-		}
-		if i >= len(c.types) {
-			return nil, formatErrorf(nil, "too many components in '%s' for %s", s, c.name)
-		}
-		v, err := c.types[i].FromString(unescapeComponent(part))
-		if err != nil {
-			return nil, formatErrorf(err, "component %d of '%s': %s", i, s, err)
-		}
-		if len(v) > 0xFFFF {
-			return nil, formatErrorf(nil, "component %d of '%s' is longer than 65535 bytes", i, s)
-		}
-		out = appendComponent(out, v, 0)
+	return componentsFromString(c, s)
+}
+
+// A component of a composite has no header: its type is the declared one
+// (BytesType beyond them, in String).
+func (c *Composite) headerText(i int, b []byte) (codec, []byte, []byte, bool) {
+	return c.typeAt(i), nil, b, true
+}
+
+func (c *Composite) parseHeaderText(dst []byte, i int, s, part string) ([]byte, codec, string, error) {
+	if i >= len(c.types) {
+		return dst, nil, "", formatErrorf(nil, "too many components in '%s' for %s", s, c.name)
 	}
-	if eoc != 0 {
-		if len(out) == 0 {
-			return nil, formatErrorf(nil, "no component before the end-of-component mark in '%s'", s)
-		}
-		out[len(out)-1] = eoc
-	}
-	return out, nil
+	return dst, c.types[i], part, nil
 }

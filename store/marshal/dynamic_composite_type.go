@@ -320,78 +320,41 @@ func (d *DynamicComposite) CQLLiteral(b []byte) string { return blobLiteral(b) }
 // String renders each component as "<alias or type name>@<value>", joined
 // by ':' as CompositeType does.
 func (d *DynamicComposite) String(b []byte) string {
-	var sb strings.Builder
-	for rest := b; len(rest) > 0; {
-		if len(rest) != len(b) {
-			sb.WriteByte(':')
-		}
-		t, after, ok := d.readHeader(rest)
-		if !ok {
-			sb.WriteString(BytesType{}.String(rest))
-			break
-		}
-		if rest[0]&0x80 != 0 {
-			sb.WriteByte(rest[1])
-		} else {
-			sb.Write(rest[2 : len(rest)-len(after)])
-		}
-		sb.WriteByte('@')
-		var v []byte
-		var eoc byte
-		v, eoc, rest = readComponent(after)
-		sb.WriteString(escapeComponent(t.String(v)))
-		if eoc != 0 {
-			sb.WriteString(eocString(eoc))
-			break
-		}
-	}
-	return sb.String()
+	return componentsString(d, b, b)
 }
 
 // FromString parses the form String produces. A one-character name is an
 // alias when the type has it; any other name is parsed as a type name and
 // kept as written.
 func (d *DynamicComposite) FromString(s string) ([]byte, error) {
-	out := []byte{}
-	eoc := byte(0)
-	for i, part := range splitComponents(s) {
-		if part == "!" || part == "_" {
-			eoc = 1
-			if part == "_" {
-				eoc = 0xFF
-			}
-			break
-		}
-		typeName, text, found := strings.Cut(part, "@")
-		if !found {
-			return nil, formatErrorf(nil, "Invalid component representation: %s", part)
-		}
-		var t codec
-		if len(typeName) == 1 && typeName[0] < 0x80 && d.aliases[typeName[0]] != nil {
-			t = d.aliases[typeName[0]]
-			out = append(out, 0x80, typeName[0])
-		} else {
-			var err error
-			if t, err = parseTypeString(typeName, ctxOpaque); err != nil {
-				return nil, formatErrorf(err, "component %d of '%s': %s", i, s, err)
-			}
-			out = append(out, byte(len(typeName)>>8), byte(len(typeName)))
-			out = append(out, typeName...)
-		}
-		v, err := t.FromString(unescapeComponent(text))
-		if err != nil {
-			return nil, formatErrorf(err, "component %d of '%s': %s", i, s, err)
-		}
-		if len(v) > 0xFFFF {
-			return nil, formatErrorf(nil, "component %d of '%s' is longer than 65535 bytes", i, s)
-		}
-		out = appendComponent(out, v, 0)
+	return componentsFromString(d, s)
+}
+
+// headerText names a component by its alias or by its type name, as
+// written.
+func (d *DynamicComposite) headerText(_ int, b []byte) (codec, []byte, []byte, bool) {
+	t, after, ok := d.readHeader(b)
+	if !ok {
+		return nil, nil, nil, false
 	}
-	if eoc != 0 {
-		if len(out) == 0 {
-			return nil, formatErrorf(nil, "no component before the end-of-component mark in '%s'", s)
-		}
-		out[len(out)-1] = eoc
+	if b[0]&0x80 != 0 {
+		return t, b[1:2], after, true
 	}
-	return out, nil
+	return t, b[2 : len(b)-len(after)], after, true
+}
+
+func (d *DynamicComposite) parseHeaderText(dst []byte, i int, s, part string) ([]byte, codec, string, error) {
+	typeName, text, found := strings.Cut(part, "@")
+	if !found {
+		return dst, nil, "", formatErrorf(nil, "Invalid component representation: %s", part)
+	}
+	if len(typeName) == 1 && typeName[0] < 0x80 && d.aliases[typeName[0]] != nil {
+		return append(dst, 0x80, typeName[0]), d.aliases[typeName[0]], text, nil
+	}
+	t, err := parseTypeString(typeName, ctxOpaque)
+	if err != nil {
+		return dst, nil, "", formatErrorf(err, "component %d of '%s': %s", i, s, err)
+	}
+	dst = append(dst, byte(len(typeName)>>8), byte(len(typeName)))
+	return append(dst, typeName...), t, text, nil
 }
