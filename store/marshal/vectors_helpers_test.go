@@ -4,43 +4,20 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/thriftbridge/thriftbridge/internal/golden"
 )
 
-// vectorsDir locates testdata/cassandra-3.11 at the module root. The golden
-// vectors were observed on a real Cassandra 3.11.9 and are part of the
-// repository, so a missing directory fails the test.
-func vectorsDir(tb testing.TB) string {
-	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Fatal("go.mod not found above the test directory, so the golden vectors (testdata/cassandra-3.11) cannot be located")
-		}
-		dir = parent
-	}
-	v := filepath.Join(dir, "testdata", "cassandra-3.11")
-	if st, err := os.Stat(v); err != nil {
-		tb.Fatalf("golden vectors: %v (they are part of the repository)", err)
-	} else if !st.IsDir() {
-		tb.Fatalf("golden vectors: %s is not a directory", v)
-	}
-	return v
-}
-
+// loadVectors reads file of the golden vectors, testdata/cassandra-3.11 at
+// the module root, into into. The vectors were observed on a real
+// Cassandra 3.11.9 and are part of the repository, so a missing file fails
+// the test.
 func loadVectors(tb testing.TB, file string, into any) {
 	tb.Helper()
-	data, err := os.ReadFile(filepath.Join(vectorsDir(tb), file))
+	data, err := os.ReadFile(golden.Path(tb, "testdata", "cassandra-3.11", file))
 	if err != nil {
-		tb.Fatal(err)
+		tb.Fatalf("golden vectors: %v (they are part of the repository)", err)
 	}
 	if err := json.Unmarshal(data, into); err != nil {
 		tb.Fatalf("%s: %v", file, err)

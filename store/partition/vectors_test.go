@@ -6,9 +6,10 @@ import (
 	"encoding/json"
 	"math/big"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/thriftbridge/thriftbridge/internal/golden"
 )
 
 // tokenVectorFile is the layout of testdata/cassandra-3.11/*_tokens.json.
@@ -27,38 +28,14 @@ type tokenVectorFile struct {
 	} `json:"vectors"`
 }
 
-// vectorsDir finds testdata/cassandra-3.11 at the module root. The golden
-// vectors are part of the repository, so a missing directory fails the test.
-func vectorsDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatalf("getwd: %v", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the working directory, so the golden vectors (testdata/cassandra-3.11) cannot be located")
-		}
-		dir = parent
-	}
-	vectors := filepath.Join(dir, "testdata", "cassandra-3.11")
-	if st, err := os.Stat(vectors); err != nil {
-		t.Fatalf("golden vectors: %v (they are part of the repository)", err)
-	} else if !st.IsDir() {
-		t.Fatalf("golden vectors: %s is not a directory", vectors)
-	}
-	return vectors
-}
-
+// loadTokenVectors reads name of the golden vectors, testdata/cassandra-3.11
+// at the module root. The vectors are part of the repository, so a missing
+// file fails the test.
 func loadTokenVectors(t *testing.T, name string) tokenVectorFile {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(vectorsDir(t), name))
+	raw, err := os.ReadFile(golden.Path(t, "testdata", "cassandra-3.11", name))
 	if err != nil {
-		t.Fatalf("read vectors: %v", err)
+		t.Fatalf("golden vectors: %v (they are part of the repository)", err)
 	}
 	var f tokenVectorFile
 	if err := json.Unmarshal(raw, &f); err != nil {
