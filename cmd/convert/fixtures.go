@@ -293,6 +293,9 @@ func startFixtureServer(ctx context.Context, dir string, at time.Time, logger *s
 	clock.set(at)
 	cfg := daemon.DefaultConfig()
 	cfg.Listen, cfg.DataDir = "127.0.0.1:0", dir
+	// The only client is convert itself, loading and reading whole models:
+	// a request deadline would only fail a slow machine's run.
+	cfg.ReadRequestTimeoutMS, cfg.RangeRequestTimeoutMS, cfg.WriteRequestTimeoutMS = 0, 0, 0
 	d, err := daemon.Start(ctx, cfg, logger, daemon.WithClock(clock.now), daemon.WithGCInterval(-1))
 	if err != nil {
 		return nil, fmt.Errorf("start thriftd: %w", err)

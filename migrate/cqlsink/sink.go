@@ -161,6 +161,16 @@ func newSessionConfig(cfg Config) (*gocql.Session, error) {
 	}
 	where := strings.Join(cfg.Hosts, ",")
 	session, err := cluster.CreateSession()
+	// A node too busy to read its own system tables in time answers a
+	// timeout; that passes, so try again a few times. Anything else (no
+	// node, a refused login) is final.
+	for wait := time.Second; err != nil && isServerTimeout(err) && wait <= 4*time.Second; wait *= 2 {
+		if cfg.Logger != nil {
+			cfg.Logger.Warn("connecting: the cluster timed out; trying again", "hosts", where, "in", wait)
+		}
+		time.Sleep(wait)
+		session, err = cluster.CreateSession()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", where, sessionError(err))
 	}
@@ -169,6 +179,13 @@ func newSessionConfig(cfg Config) (*gocql.Session, error) {
 		return nil, fmt.Errorf("connect to %s: local data center %q has no node (the cluster's: %s)", where, cfg.LocalDC, dcs.String())
 	}
 	return session, nil
+}
+
+// isServerTimeout reports a timeout the cluster itself answered.
+func isServerTimeout(err error) bool {
+	var read *gocql.RequestErrReadTimeout
+	var write *gocql.RequestErrWriteTimeout
+	return errors.As(err, &read) || errors.As(err, &write)
 }
 
 // sessionError makes gocql's session errors, flat strings, readable: its
