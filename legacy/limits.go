@@ -20,28 +20,15 @@ type RequestTimeouts struct {
 	Write time.Duration
 }
 
-// requestClasses maps the methods that have a timeout to their class.
-var requestClasses = map[string]func(RequestTimeouts) time.Duration{}
-
-func init() {
-	read := func(t RequestTimeouts) time.Duration { return t.Read }
-	rng := func(t RequestTimeouts) time.Duration { return t.Range }
-	write := func(t RequestTimeouts) time.Duration { return t.Write }
-	for _, m := range []string{"get", "get_slice", "get_count", "multiget_slice", "multiget_count", "get_multi_slice"} {
-		requestClasses[m] = read
-	}
-	for _, m := range []string{"get_range_slices", "get_paged_slice", "get_indexed_slices"} {
-		requestClasses[m] = rng
-	}
-	for _, m := range []string{"insert", "add", "remove", "remove_counter", "batch_mutate", "atomic_batch_mutate", "cas"} {
-		requestClasses[m] = write
-	}
-}
-
 // For returns the timeout of a Thrift method (0: none).
 func (t RequestTimeouts) For(method string) time.Duration {
-	if class, ok := requestClasses[method]; ok {
-		return class(t)
+	switch method {
+	case "get", "get_slice", "get_count", "multiget_slice", "multiget_count", "get_multi_slice":
+		return t.Read
+	case "get_range_slices", "get_paged_slice", "get_indexed_slices":
+		return t.Range
+	case "insert", "add", "remove", "remove_counter", "batch_mutate", "atomic_batch_mutate", "cas":
+		return t.Write
 	}
 	return 0
 }
