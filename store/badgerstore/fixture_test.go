@@ -1,15 +1,14 @@
 package badgerstore
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"log/slog"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/thriftbridge/thriftbridge/store"
+	"github.com/thriftbridge/thriftbridge/store/enginetest"
 	"github.com/thriftbridge/thriftbridge/store/partition"
 )
 
@@ -75,73 +74,17 @@ func newFixture(t *testing.T) *fixture {
 
 func (f *fixture) table(def store.TableDef) *store.Table {
 	f.t.Helper()
-	ctx := context.Background()
-	if _, ok := f.e.Catalog().Keyspace("ks"); !ok {
-		if err := f.e.CreateKeyspace(ctx, store.KeyspaceDef{Name: "ks", StrategyClass: "org.apache.cassandra.locator.SimpleStrategy"}, nil); err != nil {
-			f.t.Fatal(err)
-		}
-	}
-	def.Keyspace = "ks"
-	if err := f.e.CreateTable(ctx, def); err != nil {
-		f.t.Fatal(err)
-	}
-	tb, ok := f.e.Catalog().Table("ks", def.Name)
-	if !ok {
-		f.t.Fatal("table not in catalog")
-	}
-	return tb
+	return enginetest.CreateTable(f.t, f.e, def)
 }
 
 func (f *fixture) apply(rows ...store.RowMutation) {
 	f.t.Helper()
-	if err := f.e.Apply(context.Background(), &store.Batch{Rows: rows}); err != nil {
-		f.t.Fatal(err)
-	}
-}
-
-func put(name, value string, ts int64) store.Op {
-	return store.Op{Kind: store.OpPut, Name: []byte(name), Value: []byte(value), Timestamp: ts, HasTimestamp: true}
-}
-
-func putSuper(super, name, value string, ts int64) store.Op {
-	op := put(name, value, ts)
-	op.Super = []byte(super)
-	return op
+	enginetest.Apply(f.t, f.e, rows...)
 }
 
 func (f *fixture) slice(t *store.Table, key string, q store.SliceQuery) *store.SliceResult {
 	f.t.Helper()
-	var res store.SliceResult
-	if err := f.e.Slice(context.Background(), t, []byte(key), &q, &res); err != nil {
-		f.t.Fatal(err)
-	}
-	return &res
-}
-
-// cellsString renders cells as "name=value@ts" for compact assertions.
-func cellsString(cells []store.Cell) string {
-	var b bytes.Buffer
-	for i, c := range cells {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "%s=%s@%d", c.Name, c.Value, c.Timestamp)
-		if c.TTL > 0 {
-			fmt.Fprintf(&b, "/ttl%d", c.TTL)
-		}
-	}
-	return b.String()
-}
-
-func supersString(supers []store.SuperColumn) string {
-	var b bytes.Buffer
-	for i, s := range supers {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "%s{%s}", s.Name, cellsString(s.Cells))
-	}
-	return b.String()
+	return enginetest.Slice(f.t, f.e, t, key, q)
 }
 
 const all = 1 << 30

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/thriftbridge/thriftbridge/store"
+	"github.com/thriftbridge/thriftbridge/store/enginetest"
 )
 
 func TestGarbageCollectionPurgesOnlyAfterGrace(t *testing.T) {
@@ -14,9 +15,9 @@ func TestGarbageCollectionPurgesOnlyAfterGrace(t *testing.T) {
 	tb := f.table(store.TableDef{Name: "cf", Comparator: "UTF8Type", GCGraceSeconds: &grace})
 	sc := f.table(store.TableDef{Name: "sc", Super: true, Comparator: "UTF8Type", SubComparator: "UTF8Type", GCGraceSeconds: &grace})
 	ctx := context.Background()
-	f.apply(store.RowMutation{Table: tb, Key: []byte("gone"), Ops: []store.Op{put("a", "1", 1), put("b", "2", 1)}},
-		store.RowMutation{Table: tb, Key: []byte("ranged"), Ops: []store.Op{put("a", "1", 1), put("m", "2", 1), put("z", "3", 1)}},
-		store.RowMutation{Table: sc, Key: []byte("k"), Ops: []store.Op{putSuper("s1", "a", "1", 1), putSuper("s2", "a", "2", 1)}})
+	f.apply(store.RowMutation{Table: tb, Key: []byte("gone"), Ops: []store.Op{enginetest.Put("a", "1", 1), enginetest.Put("b", "2", 1)}},
+		store.RowMutation{Table: tb, Key: []byte("ranged"), Ops: []store.Op{enginetest.Put("a", "1", 1), enginetest.Put("m", "2", 1), enginetest.Put("z", "3", 1)}},
+		store.RowMutation{Table: sc, Key: []byte("k"), Ops: []store.Op{enginetest.PutSuper("s1", "a", "1", 1), enginetest.PutSuper("s2", "a", "2", 1)}})
 	f.apply(store.RowMutation{Table: tb, Key: []byte("gone"), Ops: []store.Op{{Kind: store.OpDeleteRow, Timestamp: 5}}},
 		store.RowMutation{Table: tb, Key: []byte("ranged"), Ops: []store.Op{{Kind: store.OpDeleteRange, Start: []byte("l"), Finish: []byte("n"), Timestamp: 5}}},
 		store.RowMutation{Table: sc, Key: []byte("k"), Ops: []store.Op{{Kind: store.OpDeleteSuper, Super: []byte("s1"), Timestamp: 5}}})
@@ -38,13 +39,13 @@ func TestGarbageCollectionPurgesOnlyAfterGrace(t *testing.T) {
 		t.Fatalf("after gc grace: %+v (want 4 cells: gone/a, gone/b, ranged/m, s1/a; 3 tombstones)", stats)
 	}
 	// What was live stays live; what was deleted stays deleted.
-	if got := cellsString(f.slice(tb, "ranged", store.SliceQuery{Count: all}).Cells); got != "a=1@1 z=3@1" {
+	if got := enginetest.CellsString(f.slice(tb, "ranged", store.SliceQuery{Count: all}).Cells); got != "a=1@1 z=3@1" {
 		t.Fatalf("ranged row: %s", got)
 	}
-	if got := supersString(f.slice(sc, "k", store.SliceQuery{Count: all}).Supers); got != "s2{a=2@1}" {
+	if got := enginetest.SupersString(f.slice(sc, "k", store.SliceQuery{Count: all}).Supers); got != "s2{a=2@1}" {
 		t.Fatalf("super row: %s", got)
 	}
-	if got := cellsString(f.slice(tb, "gone", store.SliceQuery{Count: all}).Cells); got != "" {
+	if got := enginetest.CellsString(f.slice(tb, "gone", store.SliceQuery{Count: all}).Cells); got != "" {
 		t.Fatalf("deleted row came back: %s", got)
 	}
 	// A purged row is no longer a range ghost, and nothing is left to do.

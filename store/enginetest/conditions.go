@@ -23,7 +23,7 @@ func testConditionalWrites(t *testing.T, h *Harness) {
 	try := func(what, key string, cond store.Condition, wantApplied bool, wantCurrent string) {
 		t.Helper()
 		ts++
-		m := &store.RowMutation{Table: tb, Key: []byte(key), Ops: []store.Op{put("w", what, ts)}}
+		m := &store.RowMutation{Table: tb, Key: []byte(key), Ops: []store.Op{Put("w", what, ts)}}
 		var cur store.SliceResult
 		applied, err := f.e.ApplyIf(ctx, m, &cond, &cur)
 		if err != nil {
@@ -32,7 +32,7 @@ func testConditionalWrites(t *testing.T, h *Harness) {
 		if applied != wantApplied {
 			t.Errorf("%s: applied = %v, want %v", what, applied, wantApplied)
 		}
-		if got := cellsString(cur.Cells); got != wantCurrent {
+		if got := CellsString(cur.Cells); got != wantCurrent {
 			t.Errorf("%s: current = %q, want %q", what, got, wantCurrent)
 		}
 		w := f.slice(tb, key, store.SliceQuery{Names: [][]byte{[]byte("w")}})
@@ -49,7 +49,7 @@ func testConditionalWrites(t *testing.T, h *Harness) {
 	// A row with no live cell, then with one.
 	try("empty row", "k", store.Condition{RowEmpty: true}, true, "")
 	try("row not empty", "k", store.Condition{RowEmpty: true}, false, "w=empty row@11")
-	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{put("a", "1", 1), put("b", "2", 1)}})
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{Put("a", "1", 1), Put("b", "2", 1)}})
 	try("first live cell reported", "k", store.Condition{RowEmpty: true}, false, "a=1@1")
 
 	try("equal", "k", expect(equal("a", "1")), true, "a=1@1")
@@ -59,14 +59,14 @@ func testConditionalWrites(t *testing.T, h *Harness) {
 	try("absent", "k", expect(absent("c"), equal("a", "1")), true, "a=1@1")
 	try("not absent", "k", expect(absent("a")), false, "a=1@1")
 	// An empty value is a value, not an absence.
-	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{put("e", "", 1)}})
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{Put("e", "", 1)}})
 	try("empty value", "k", expect(equal("e", "")), true, "e=@1")
 	try("empty value is not absent", "k", expect(absent("e")), false, "e=@1")
 	// A deleted cell is absent.
 	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{{Kind: store.OpDeleteCell, Name: []byte("b"), Timestamp: 5}}})
 	try("deleted is absent", "k", expect(absent("b")), true, "")
 	// A row whose cells are all deleted is empty again.
-	f.apply(store.RowMutation{Table: tb, Key: []byte("gone"), Ops: []store.Op{put("a", "1", 1)}})
+	f.apply(store.RowMutation{Table: tb, Key: []byte("gone"), Ops: []store.Op{Put("a", "1", 1)}})
 	f.apply(store.RowMutation{Table: tb, Key: []byte("gone"), Ops: []store.Op{{Kind: store.OpDeleteRow, Timestamp: 2}}})
 	try("deleted row is empty", "gone", store.Condition{RowEmpty: true}, true, "")
 	// The zero condition always holds.
@@ -79,8 +79,8 @@ func testConditionalWrites(t *testing.T, h *Harness) {
 		m    *store.RowMutation
 		cond store.Condition
 	}{
-		{"a Super family", &store.RowMutation{Table: sc, Key: []byte("k"), Ops: []store.Op{putSuper("s", "w", "x", 1)}}, store.Condition{RowEmpty: true}},
-		{"RowEmpty with columns", &store.RowMutation{Table: tb, Key: []byte("new"), Ops: []store.Op{put("w", "x", 1)}}, store.Condition{RowEmpty: true, Columns: []store.ExpectedColumn{absent("a")}}},
+		{"a Super family", &store.RowMutation{Table: sc, Key: []byte("k"), Ops: []store.Op{PutSuper("s", "w", "x", 1)}}, store.Condition{RowEmpty: true}},
+		{"RowEmpty with columns", &store.RowMutation{Table: tb, Key: []byte("new"), Ops: []store.Op{Put("w", "x", 1)}}, store.Condition{RowEmpty: true, Columns: []store.ExpectedColumn{absent("a")}}},
 	} {
 		var cur store.SliceResult
 		applied, err := f.e.ApplyIf(ctx, c.m, &c.cond, &cur)

@@ -123,7 +123,7 @@ func testManyConditionalWritersNeverConflict(t *testing.T, h *Harness) {
 				next := enc(binary.BigEndian.Uint64(expect) + 1)
 				// The value doubles as the timestamp: applied writes are
 				// serial, so each one wins over the one it replaces.
-				m := &store.RowMutation{Table: tb, Key: []byte("cas"), Ops: []store.Op{put("v", string(next), int64(binary.BigEndian.Uint64(next)))}}
+				m := &store.RowMutation{Table: tb, Key: []byte("cas"), Ops: []store.Op{Put("v", string(next), int64(binary.BigEndian.Uint64(next)))}}
 				want := store.ExpectedColumn{Name: []byte("v"), Value: expect}
 				if bytes.Equal(expect, enc(0)) {
 					want = store.ExpectedColumn{Name: []byte("v"), Absent: true}
@@ -154,7 +154,7 @@ func testManyConditionalWritersNeverConflict(t *testing.T, h *Harness) {
 	}
 	res := f.slice(tb, "cas", store.SliceQuery{Count: all})
 	if len(res.Cells) != 1 {
-		t.Fatalf("cells after CAS increments: %s", cellsString(res.Cells))
+		t.Fatalf("cells after CAS increments: %s", CellsString(res.Cells))
 	}
 	if got := binary.BigEndian.Uint64(res.Cells[0].Value); got != uint64(applied) {
 		t.Errorf("value after %d applied increments = %d", applied, got)

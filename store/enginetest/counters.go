@@ -72,26 +72,26 @@ func testRangeTombstones(t *testing.T, h *Harness) {
 	tb := f.table(store.TableDef{Name: "cf", Comparator: "UTF8Type"})
 	var ops []store.Op
 	for _, n := range []string{"a", "b", "c", "d", "e"} {
-		ops = append(ops, put(n, n, 10))
+		ops = append(ops, Put(n, n, 10))
 	}
 	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: ops})
 	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{
 		{Kind: store.OpDeleteRange, Start: []byte("b"), Finish: []byte("d"), Timestamp: 10},
 	}})
-	if got := cellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "a=a@10 e=e@10" {
+	if got := CellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "a=a@10 e=e@10" {
 		t.Fatalf("after range delete: %s", got)
 	}
 	if n := f.count(tb, "k", store.SliceQuery{Count: all}); n != 2 {
 		t.Fatalf("count = %d", n)
 	}
 	// Newer writes inside the range survive; older ones stay deleted.
-	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{put("c", "new", 11), put("bb", "old", 9)}})
-	if got := cellsString(f.slice(tb, "k", store.SliceQuery{Count: all, Reversed: true}).Cells); got != "e=e@10 c=new@11 a=a@10" {
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{Put("c", "new", 11), Put("bb", "old", 9)}})
+	if got := CellsString(f.slice(tb, "k", store.SliceQuery{Count: all, Reversed: true}).Cells); got != "e=e@10 c=new@11 a=a@10" {
 		t.Fatalf("after writes into the range: %s", got)
 	}
 	// An open-ended range deletes to the end.
 	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{{Kind: store.OpDeleteRange, Start: []byte("d"), Timestamp: 20}}})
-	if got := cellsString(f.slice(tb, "k", store.SliceQuery{Names: [][]byte{[]byte("a"), []byte("e")}}).Cells); got != "a=a@10" {
+	if got := CellsString(f.slice(tb, "k", store.SliceQuery{Names: [][]byte{[]byte("a"), []byte("e")}}).Cells); got != "a=a@10" {
 		t.Fatalf("after open range delete: %s", got)
 	}
 }
@@ -100,10 +100,10 @@ func testSuperLevelRangeTombstone(t *testing.T, h *Harness) {
 	f := newEnv(t, h)
 	tb := f.table(store.TableDef{Name: "sc", Super: true, Comparator: "UTF8Type", SubComparator: "UTF8Type"})
 	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{
-		putSuper("s1", "a", "1", 1), putSuper("s2", "a", "2", 1), putSuper("s3", "a", "3", 1),
+		PutSuper("s1", "a", "1", 1), PutSuper("s2", "a", "2", 1), PutSuper("s3", "a", "3", 1),
 	}})
 	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{{Kind: store.OpDeleteRange, Finish: []byte("s2"), Timestamp: 1}}})
-	if got := supersString(f.slice(tb, "k", store.SliceQuery{Count: all}).Supers); got != "s3{a=3@1}" {
+	if got := SupersString(f.slice(tb, "k", store.SliceQuery{Count: all}).Supers); got != "s3{a=3@1}" {
 		t.Fatalf("after super-level range delete: %s", got)
 	}
 	if n := f.count(tb, "k", store.SliceQuery{Count: all}); n != 1 {

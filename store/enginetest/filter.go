@@ -36,8 +36,8 @@ func testFilteredScans(t *testing.T, h *Harness) {
 		ages[k], homes[k] = int64(i%4), cities[i%3]
 		f.apply(store.RowMutation{Table: tb, Key: []byte(k), Ops: []store.Op{
 			{Kind: store.OpPut, Name: []byte("age"), Value: long(int64(i % 4)), Timestamp: 1},
-			put("city", cities[i%3], 1),
-			put("name", k, 1),
+			Put("city", cities[i%3], 1),
+			Put("name", k, 1),
 		}})
 	}
 	// Stale index entries for age = 1: a changed value, a deleted cell, a
@@ -53,7 +53,7 @@ func testFilteredScans(t *testing.T, h *Harness) {
 	delete(ages, "u13")
 	// And an expiring one: a row whose only age = 2 expires.
 	f.apply(store.RowMutation{Table: tb, Key: []byte("x"), Ops: []store.Op{
-		{Kind: store.OpPut, Name: []byte("age"), Value: long(2), Timestamp: 1, TTL: 1}, put("city", "rome", 1),
+		{Kind: store.OpPut, Name: []byte("age"), Value: long(2), Timestamp: 1, TTL: 1}, Put("city", "rome", 1),
 	}})
 	keys = append(keys, "x")
 	homes["x"] = "rome"
@@ -75,7 +75,7 @@ func testFilteredScans(t *testing.T, h *Harness) {
 			if names != nil {
 				q = store.SliceQuery{Names: names}
 			}
-			out = append(out, k+":"+cellsString(f.slice(tb, k, q).Cells))
+			out = append(out, k+":"+CellsString(f.slice(tb, k, q).Cells))
 		}
 		return out
 	}
@@ -144,7 +144,7 @@ func testFilteredScans(t *testing.T, h *Harness) {
 	// The rows of a Super family have no cells at the top level: none
 	// matches.
 	sc := f.table(store.TableDef{Name: "sc", Super: true, Comparator: "UTF8Type", SubComparator: "UTF8Type"})
-	f.apply(store.RowMutation{Table: sc, Key: []byte("k"), Ops: []store.Op{putSuper("age", "age", "1", 1)}})
+	f.apply(store.RowMutation{Table: sc, Key: []byte("k"), Ops: []store.Op{PutSuper("age", "age", "1", 1)}})
 	if got := f.scanKeys(sc, store.ScanQuery{Slice: store.SliceQuery{Count: all}, Filter: []store.Expression{{Column: []byte("age"), Op: store.ExprEQ, Value: []byte("1")}}}, all); len(got) != 0 {
 		t.Errorf("a filter matched a Super family's row: %q", got)
 	}

@@ -1,7 +1,6 @@
 package enginetest
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"sync"
@@ -176,37 +175,17 @@ func (f *env) caps() store.Capabilities { return f.e.Capabilities() }
 // returns it from the catalog.
 func (f *env) table(def store.TableDef) *store.Table {
 	f.t.Helper()
-	ctx := context.Background()
-	if _, ok := f.e.Catalog().Keyspace("ks"); !ok {
-		if err := f.e.CreateKeyspace(ctx, store.KeyspaceDef{Name: "ks", StrategyClass: "org.apache.cassandra.locator.SimpleStrategy"}, nil); err != nil {
-			f.t.Fatal(err)
-		}
-	}
-	def.Keyspace = "ks"
-	if err := f.e.CreateTable(ctx, def); err != nil {
-		f.t.Fatal(err)
-	}
-	tb, ok := f.e.Catalog().Table("ks", def.Name)
-	if !ok {
-		f.t.Fatal("table not in catalog")
-	}
-	return tb
+	return CreateTable(f.t, f.e, def)
 }
 
 func (f *env) apply(rows ...store.RowMutation) {
 	f.t.Helper()
-	if err := f.e.Apply(context.Background(), &store.Batch{Rows: rows}); err != nil {
-		f.t.Fatal(err)
-	}
+	Apply(f.t, f.e, rows...)
 }
 
 func (f *env) slice(t *store.Table, key string, q store.SliceQuery) *store.SliceResult {
 	f.t.Helper()
-	var res store.SliceResult
-	if err := f.e.Slice(context.Background(), t, []byte(key), &q, &res); err != nil {
-		f.t.Fatal(err)
-	}
-	return &res
+	return Slice(f.t, f.e, t, key, q)
 }
 
 func (f *env) count(t *store.Table, key string, q store.SliceQuery) int {
@@ -224,49 +203,13 @@ func (f *env) scanKeys(tb *store.Table, q store.ScanQuery, limit int) []string {
 	var out []string
 	var res store.SliceResult
 	err := f.e.Scan(context.Background(), tb, &q, &res, func(key []byte) (bool, error) {
-		out = append(out, string(key)+":"+cellsString(res.Cells)+supersString(res.Supers))
+		out = append(out, string(key)+":"+CellsString(res.Cells)+SupersString(res.Supers))
 		return len(out) < limit, nil
 	})
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	return out
-}
-
-func put(name, value string, ts int64) store.Op {
-	return store.Op{Kind: store.OpPut, Name: []byte(name), Value: []byte(value), Timestamp: ts, HasTimestamp: true}
-}
-
-func putSuper(super, name, value string, ts int64) store.Op {
-	op := put(name, value, ts)
-	op.Super = []byte(super)
-	return op
-}
-
-// cellsString renders cells as "name=value@ts" for compact assertions.
-func cellsString(cells []store.Cell) string {
-	var b bytes.Buffer
-	for i, c := range cells {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "%s=%s@%d", c.Name, c.Value, c.Timestamp)
-		if c.TTL > 0 {
-			fmt.Fprintf(&b, "/ttl%d", c.TTL)
-		}
-	}
-	return b.String()
-}
-
-func supersString(supers []store.SuperColumn) string {
-	var b bytes.Buffer
-	for i, s := range supers {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "%s{%s}", s.Name, cellsString(s.Cells))
-	}
-	return b.String()
 }
 
 func counterValues(cells []store.Cell) string {

@@ -24,8 +24,8 @@ func testPagedScans(t *testing.T, h *Harness) {
 		}
 		var ops, sops []store.Op
 		for c := 0; c < width; c++ {
-			ops = append(ops, put(fmt.Sprintf("c%02d", c), fmt.Sprintf("v%d.%d", i, c), 1))
-			sops = append(sops, putSuper(fmt.Sprintf("s%02d", c), "a", "x", 1), putSuper(fmt.Sprintf("s%02d", c), "b", "y", 1))
+			ops = append(ops, Put(fmt.Sprintf("c%02d", c), fmt.Sprintf("v%d.%d", i, c), 1))
+			sops = append(sops, PutSuper(fmt.Sprintf("s%02d", c), "a", "x", 1), PutSuper(fmt.Sprintf("s%02d", c), "b", "y", 1))
 		}
 		if width == 0 {
 			// A row that is only a deletion: a range ghost, if any.
@@ -73,7 +73,7 @@ func (f *env) page(tb *store.Table, q store.ScanQuery) []string {
 	})
 	var out []string
 	for _, r := range rows {
-		out = append(out, r.key+":"+cellsString(r.cells)+supersString(r.supers))
+		out = append(out, r.key+":"+CellsString(r.cells)+SupersString(r.supers))
 	}
 	return out
 }
@@ -100,7 +100,7 @@ func pageRowByRow(f *env, tb *store.Table, rows []string, budget int, start []by
 			q.Start = start
 		}
 		res := f.slice(tb, key, q)
-		out = append(out, key+":"+cellsString(res.Cells)+supersString(res.Supers))
+		out = append(out, key+":"+CellsString(res.Cells)+SupersString(res.Supers))
 		if budget -= res.Len(); budget <= 0 {
 			break
 		}

@@ -24,7 +24,7 @@ func testPutAndSliceInComparatorOrder(t *testing.T, h *Harness) {
 	names := []int64{832416, 3, 976, 123, -5}
 	var ops []store.Op
 	for i, n := range names {
-		ops = append(ops, put(long(n), fmt.Sprint(n), int64(i+1)))
+		ops = append(ops, Put(long(n), fmt.Sprint(n), int64(i+1)))
 	}
 	f.apply(store.RowMutation{Table: tb, Key: []byte("row"), Ops: ops})
 	res := f.slice(tb, "row", store.SliceQuery{Count: all})
@@ -41,7 +41,7 @@ func testPutAndSliceInComparatorOrder(t *testing.T, h *Harness) {
 	}
 	res = f.slice(tb, "row", store.SliceQuery{Start: []byte(long(3)), Finish: []byte(long(976)), Count: all})
 	if len(res.Cells) != 3 {
-		t.Fatalf("range 3..976: %s", cellsString(res.Cells))
+		t.Fatalf("range 3..976: %s", CellsString(res.Cells))
 	}
 	if n := f.count(tb, "row", store.SliceQuery{Count: all}); n != 5 {
 		t.Fatalf("count = %d", n)
@@ -56,18 +56,18 @@ func testReconciliation(t *testing.T, h *Harness) {
 	tb := f.table(store.TableDef{Name: "cf", Comparator: "UTF8Type"})
 	row := func(ops ...store.Op) { f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: ops}) }
 	get := func() string {
-		return cellsString(f.slice(tb, "k", store.SliceQuery{Names: [][]byte{[]byte("c")}}).Cells)
+		return CellsString(f.slice(tb, "k", store.SliceQuery{Names: [][]byte{[]byte("c")}}).Cells)
 	}
-	row(put("c", "b", 10))
-	row(put("c", "old", 9)) // older timestamp loses
+	row(Put("c", "b", 10))
+	row(Put("c", "old", 9)) // older timestamp loses
 	if got := get(); got != "c=b@10" {
 		t.Fatalf("older write won: %s", got)
 	}
-	row(put("c", "a", 10)) // tie: greater value wins
+	row(Put("c", "a", 10)) // tie: greater value wins
 	if got := get(); got != "c=b@10" {
 		t.Fatalf("tie with smaller value won: %s", got)
 	}
-	row(put("c", "z", 10))
+	row(Put("c", "z", 10))
 	if got := get(); got != "c=z@10" {
 		t.Fatalf("tie with greater value lost: %s", got)
 	}
@@ -75,11 +75,11 @@ func testReconciliation(t *testing.T, h *Harness) {
 	if got := get(); got != "" {
 		t.Fatalf("tie with deletion: deletion must win, got %s", got)
 	}
-	row(put("c", "zz", 10))
+	row(Put("c", "zz", 10))
 	if got := get(); got != "" {
 		t.Fatalf("write at deletion's timestamp must stay deleted, got %s", got)
 	}
-	row(put("c", "new", 11))
+	row(Put("c", "new", 11))
 	if got := get(); got != "c=new@11" {
 		t.Fatalf("newer write after deletion: %s", got)
 	}
@@ -88,18 +88,18 @@ func testReconciliation(t *testing.T, h *Harness) {
 func testRowDeletionShadowsOlderWrites(t *testing.T, h *Harness) {
 	f := newEnv(t, h)
 	tb := f.table(store.TableDef{Name: "cf", Comparator: "UTF8Type"})
-	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{put("a", "1", 5), put("b", "2", 20)}})
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{Put("a", "1", 5), Put("b", "2", 20)}})
 	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{{Kind: store.OpDeleteRow, Timestamp: 10}}})
-	if got := cellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "b=2@20" {
+	if got := CellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "b=2@20" {
 		t.Fatalf("after row delete: %s", got)
 	}
-	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{put("c", "late-but-old", 9)}})
-	if got := cellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "b=2@20" {
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{Put("c", "late-but-old", 9)}})
+	if got := CellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "b=2@20" {
 		t.Fatalf("write older than the row deletion came back: %s", got)
 	}
 	// An older deletion does not move the row deletion back.
-	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{{Kind: store.OpDeleteRow, Timestamp: 1}, put("d", "4", 8)}})
-	if got := cellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "b=2@20" {
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{{Kind: store.OpDeleteRow, Timestamp: 1}, Put("d", "4", 8)}})
+	if got := CellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "b=2@20" {
 		t.Fatalf("after older row deletion: %s", got)
 	}
 	if n := f.count(tb, "k", store.SliceQuery{Count: all}); n != 1 {
@@ -114,29 +114,29 @@ func testTTLExpiryAndOriginalTTL(t *testing.T, h *Harness) {
 	needClock(t, h)
 	f := newEnv(t, h)
 	tb := f.table(store.TableDef{Name: "cf", Comparator: "UTF8Type"})
-	ttlPut := put("t", "v", 1)
+	ttlPut := Put("t", "v", 1)
 	ttlPut.TTL = 100
 	written := f.clock.Now().Unix()
-	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{ttlPut, put("p", "v", 1)}})
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{ttlPut, Put("p", "v", 1)}})
 	f.advance(60 * time.Second)
 	want := "p=v@1 t=v@1/ttl100"
 	if !f.caps().OriginalTTL {
 		want = "p=v@1 t=v@1/ttl40"
 	}
 	res := f.slice(tb, "k", store.SliceQuery{Count: all})
-	if got := cellsString(res.Cells); got != want {
+	if got := CellsString(res.Cells); got != want {
 		t.Fatalf("before expiry: %s, want %s (original TTL %v)", got, want, f.caps().OriginalTTL)
 	}
 	if got := int64(res.Cells[1].ExpiresAt); got != written+100 {
 		t.Fatalf("expires at %d, want %d", got, written+100)
 	}
 	f.advance(40 * time.Second)
-	if got := cellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "p=v@1" {
+	if got := CellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "p=v@1" {
 		t.Fatalf("at expiry: %s", got)
 	}
 	// An expired cell still shadows an older write of the same name.
-	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{put("t", "older", 0)}})
-	if got := cellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "p=v@1" {
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{Put("t", "older", 0)}})
+	if got := CellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "p=v@1" {
 		t.Fatalf("expired cell did not shadow an older write: %s", got)
 	}
 }
@@ -145,20 +145,20 @@ func testSuperColumns(t *testing.T, h *Harness) {
 	f := newEnv(t, h)
 	tb := f.table(store.TableDef{Name: "sc", Super: true, Comparator: "UTF8Type", SubComparator: "UTF8Type"})
 	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{
-		putSuper("s2", "b", "2b", 1), putSuper("s2", "a", "2a", 1),
-		putSuper("s1", "z", "1z", 1), putSuper("s1", "y", "1y", 1),
-		putSuper("s3", "c", "3c", 1),
+		PutSuper("s2", "b", "2b", 1), PutSuper("s2", "a", "2a", 1),
+		PutSuper("s1", "z", "1z", 1), PutSuper("s1", "y", "1y", 1),
+		PutSuper("s3", "c", "3c", 1),
 	}})
-	if got := supersString(f.slice(tb, "k", store.SliceQuery{Count: all}).Supers); got != "s1{y=1y@1 z=1z@1} s2{a=2a@1 b=2b@1} s3{c=3c@1}" {
+	if got := SupersString(f.slice(tb, "k", store.SliceQuery{Count: all}).Supers); got != "s1{y=1y@1 z=1z@1} s2{a=2a@1 b=2b@1} s3{c=3c@1}" {
 		t.Fatalf("super level: %s", got)
 	}
-	if got := supersString(f.slice(tb, "k", store.SliceQuery{Count: 2, Reversed: true}).Supers); got != "s3{c=3c@1} s2{b=2b@1 a=2a@1}" {
+	if got := SupersString(f.slice(tb, "k", store.SliceQuery{Count: 2, Reversed: true}).Supers); got != "s3{c=3c@1} s2{b=2b@1 a=2a@1}" {
 		t.Fatalf("super level reversed: %s", got)
 	}
-	if got := supersString(f.slice(tb, "k", store.SliceQuery{Names: [][]byte{[]byte("s3"), []byte("s1"), []byte("nope")}}).Supers); got != "s1{y=1y@1 z=1z@1} s3{c=3c@1}" {
+	if got := SupersString(f.slice(tb, "k", store.SliceQuery{Names: [][]byte{[]byte("s3"), []byte("s1"), []byte("nope")}}).Supers); got != "s1{y=1y@1 z=1z@1} s3{c=3c@1}" {
 		t.Fatalf("super names: %s", got)
 	}
-	if got := cellsString(f.slice(tb, "k", store.SliceQuery{Super: []byte("s2"), Count: all, Reversed: true}).Cells); got != "b=2b@1 a=2a@1" {
+	if got := CellsString(f.slice(tb, "k", store.SliceQuery{Super: []byte("s2"), Count: all, Reversed: true}).Cells); got != "b=2b@1 a=2a@1" {
 		t.Fatalf("inside super reversed: %s", got)
 	}
 	if n := f.count(tb, "k", store.SliceQuery{Count: all}); n != 3 {
@@ -172,15 +172,15 @@ func testSuperColumns(t *testing.T, h *Harness) {
 		{Kind: store.OpDeleteSuper, Super: []byte("s1"), Timestamp: 2},
 		{Kind: store.OpDeleteCell, Super: []byte("s3"), Name: []byte("c"), Timestamp: 2},
 	}})
-	if got := supersString(f.slice(tb, "k", store.SliceQuery{Count: all}).Supers); got != "s2{a=2a@1 b=2b@1}" {
+	if got := SupersString(f.slice(tb, "k", store.SliceQuery{Count: all}).Supers); got != "s2{a=2a@1 b=2b@1}" {
 		t.Fatalf("after deletions: %s", got)
 	}
 	if n := f.count(tb, "k", store.SliceQuery{Count: all}); n != 1 {
 		t.Fatalf("count after deletions = %d", n)
 	}
 	// A write newer than the super column's deletion brings it back.
-	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{putSuper("s1", "n", "new", 3), putSuper("s1", "o", "old", 2)}})
-	if got := supersString(f.slice(tb, "k", store.SliceQuery{Names: [][]byte{[]byte("s1")}}).Supers); got != "s1{n=new@3}" {
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{PutSuper("s1", "n", "new", 3), PutSuper("s1", "o", "old", 2)}})
+	if got := SupersString(f.slice(tb, "k", store.SliceQuery{Names: [][]byte{[]byte("s1")}}).Supers); got != "s1{n=new@3}" {
 		t.Fatalf("after re-insert: %s", got)
 	}
 }
@@ -191,7 +191,7 @@ func testPersistenceAcrossReopen(t *testing.T, h *Harness) {
 	}
 	f := open(t, h, "RandomPartitioner")
 	tb := f.table(store.TableDef{Name: "cf", Comparator: "AsciiType"})
-	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{put("a", "1", 1)}})
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{Put("a", "1", 1)}})
 	version := f.e.Catalog().Version
 	f.e = h.Reopen(t, f.e)
 	if f.e.Catalog().Version != version {
@@ -201,7 +201,7 @@ func testPersistenceAcrossReopen(t *testing.T, h *Harness) {
 	if !ok {
 		t.Fatal("table lost across restart")
 	}
-	if got := cellsString(f.slice(tb2, "k", store.SliceQuery{Count: all}).Cells); got != "a=1@1" {
+	if got := CellsString(f.slice(tb2, "k", store.SliceQuery{Count: all}).Cells); got != "a=1@1" {
 		t.Fatalf("data after restart: %s", got)
 	}
 	if f.e.Partitioner().Name() != f.opts.Partitioner.Name() {
@@ -212,17 +212,17 @@ func testPersistenceAcrossReopen(t *testing.T, h *Harness) {
 func testTruncateAndDrop(t *testing.T, h *Harness) {
 	f := newEnv(t, h)
 	tb := f.table(store.TableDef{Name: "cf", Comparator: "UTF8Type"})
-	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{put("a", "1", 1)}})
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{Put("a", "1", 1)}})
 	ctx := context.Background()
 	if err := f.e.Truncate(ctx, "ks", "cf"); err != nil {
 		t.Fatal(err)
 	}
 	tb, _ = f.e.Catalog().Table("ks", "cf")
-	if got := cellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "" {
+	if got := CellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "" {
 		t.Fatalf("after truncate: %s", got)
 	}
-	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{put("b", "2", 1)}})
-	if got := cellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "b=2@1" {
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{Put("b", "2", 1)}})
+	if got := CellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "b=2@1" {
 		t.Fatalf("write after truncate: %s", got)
 	}
 	if err := f.e.DropTable(ctx, "ks", "cf"); err != nil {
@@ -233,7 +233,7 @@ func testTruncateAndDrop(t *testing.T, h *Harness) {
 	}
 	// Recreating the family starts empty.
 	tb = f.table(store.TableDef{Name: "cf", Comparator: "UTF8Type"})
-	if got := cellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "" {
+	if got := CellsString(f.slice(tb, "k", store.SliceQuery{Count: all}).Cells); got != "" {
 		t.Fatalf("recreated table not empty: %s", got)
 	}
 }

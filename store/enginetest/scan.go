@@ -16,7 +16,7 @@ func testScanInTokenOrderWithGhosts(t *testing.T, h *Harness) {
 	tb := f.table(store.TableDef{Name: "cf", Comparator: "UTF8Type"})
 	keys := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot"}
 	for _, k := range keys {
-		f.apply(store.RowMutation{Table: tb, Key: []byte(k), Ops: []store.Op{put("c", k, 1)}})
+		f.apply(store.RowMutation{Table: tb, Key: []byte(k), Ops: []store.Op{Put("c", k, 1)}})
 	}
 	f.apply(store.RowMutation{Table: tb, Key: []byte("delta"), Ops: []store.Op{{Kind: store.OpDeleteRow, Timestamp: 2}}})
 	part := f.e.Partitioner()
@@ -84,7 +84,7 @@ func testScanOrderedPartitionerAndLongKeys(t *testing.T, h *Harness) {
 	tb := f.table(store.TableDef{Name: "sc", Super: true, Comparator: "UTF8Type", SubComparator: "UTF8Type"})
 	long := bytes.Repeat([]byte("m"), 65535)
 	for _, k := range [][]byte{[]byte("b"), long, []byte("a"), []byte("z")} {
-		f.apply(store.RowMutation{Table: tb, Key: k, Ops: []store.Op{putSuper("s", "c", "v", 1)}})
+		f.apply(store.RowMutation{Table: tb, Key: k, Ops: []store.Op{PutSuper("s", "c", "v", 1)}})
 	}
 	got := f.scanKeys(tb, store.ScanQuery{Slice: store.SliceQuery{Count: all}}, all)
 	if len(got) != 4 || got[0] != "a:s{c=v@1}" || got[1] != "b:s{c=v@1}" || got[3] != "z:s{c=v@1}" {

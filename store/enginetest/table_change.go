@@ -245,7 +245,7 @@ func (s *sample) check(t *testing.T, f *env, tb *store.Table) {
 	for i, n := range s.names {
 		res := f.slice(tb, "k", store.SliceQuery{Super: s.super, Names: [][]byte{n}, Count: all})
 		if len(res.Cells) != 1 || value(res.Cells[0]) != s.values[i] {
-			t.Errorf("read of name %x: %s, want %s", n, cellsString(res.Cells), s.values[i])
+			t.Errorf("read of name %x: %s, want %s", n, CellsString(res.Cells), s.values[i])
 		}
 	}
 	if tb.IndexedColumn([]byte("age")) {
