@@ -24,6 +24,10 @@ type Daemon struct {
 	// authLock is the data directory's lock, held until Stop
 	// (authentication).
 	authLock *auth.Lock
+
+	// admin serves online backups on the data directory's admin socket
+	// (admin.go); nil when the socket's path is too long.
+	admin *adminServer
 }
 
 // Option changes how Start runs thriftd, beyond its settings.
@@ -112,9 +116,18 @@ func Start(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option)
 		authLock.Unlock()
 		return nil, err
 	}
+	// --- Backups (admin.go): under the data directory's lock. ---
+	admin, err := startAdmin(cfg, engine, logger)
+	if err != nil {
+		_ = srv.Shutdown(ctx)
+		engine.Close()
+		authLock.Unlock()
+		return nil, err
+	}
+	// --- End of backups. ---
 	logger.Info("thriftd listening", "addr", srv.Addr().String(), "data_dir", cfg.DataDir,
 		"partitioner", part.Name(), "commitlog_sync", cfg.CommitlogSync, "tls", serverCfg.TLS != nil)
-	d := &Daemon{engine: engine, authLock: authLock, server: srv, done: make(chan struct{})}
+	d := &Daemon{engine: engine, authLock: authLock, server: srv, admin: admin, done: make(chan struct{})}
 	go func() {
 		d.served = srv.Serve(context.WithoutCancel(ctx))
 		close(d.done)
@@ -138,6 +151,9 @@ func (d *Daemon) Stop(ctx context.Context) error {
 	<-d.done
 	if err == nil && d.served != nil && !errors.Is(d.served, legacy.ErrServerClosed) {
 		err = d.served
+	}
+	if aerr := d.admin.close(); aerr != nil && err == nil {
+		err = aerr
 	}
 	if cerr := d.engine.Close(); cerr != nil && err == nil {
 		err = cerr
