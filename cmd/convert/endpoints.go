@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -17,8 +13,8 @@ import (
 	"strings"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
-	"go.yaml.in/yaml/v3"
 
+	"github.com/thriftbridge/thriftbridge/internal/cqlconn"
 	"github.com/thriftbridge/thriftbridge/migrate"
 	"github.com/thriftbridge/thriftbridge/migrate/cqlsink"
 	"github.com/thriftbridge/thriftbridge/migrate/enginesource"
@@ -41,7 +37,7 @@ func openSource(ctx context.Context, c *config) (migrate.Source, error) {
 		if err != nil {
 			return nil, err
 		}
-		tlsCfg, err := c.conn.source.tlsConfig("source")
+		tlsCfg, err := c.conn.source.TLSConfig("source")
 		if err != nil {
 			return nil, err
 		}
@@ -230,7 +226,7 @@ func openSink(ctx context.Context, c *config, t target, log *slog.Logger) (migra
 // cqlConfig is the connection of a cql: target: hosts, keyspace, login,
 // TLS and local data center.
 func (c *config) cqlConfig(t target, log *slog.Logger) (cqlsink.Config, error) {
-	tlsCfg, err := c.conn.target.tlsConfig("target")
+	tlsCfg, err := c.conn.target.TLSConfig("target")
 	if err != nil {
 		return cqlsink.Config{}, err
 	}
@@ -239,100 +235,16 @@ func (c *config) cqlConfig(t target, log *slog.Logger) (cqlsink.Config, error) {
 }
 
 // connSettings is how to log in to one end and encrypt the connection:
-// from --credentials (YAML, these field names) and the connection flags.
-type connSettings struct {
-	Username              string `yaml:"username"`
-	Password              string `yaml:"password"`
-	TLS                   bool   `yaml:"tls"`
-	TLSCA                 string `yaml:"tls_ca"`
-	TLSCert               string `yaml:"tls_cert"`
-	TLSKey                string `yaml:"tls_key"`
-	TLSServerName         string `yaml:"tls_server_name"`
-	TLSInsecureSkipVerify bool   `yaml:"tls_insecure_skip_verify"`
-}
-
-// over returns s with the settings o sets (its non-zero fields) in place
-// of s's.
-func (s connSettings) over(o connSettings) connSettings {
-	set := func(dst *string, v string) {
-		if v != "" {
-			*dst = v
-		}
-	}
-	set(&s.Username, o.Username)
-	set(&s.Password, o.Password)
-	set(&s.TLSCA, o.TLSCA)
-	set(&s.TLSCert, o.TLSCert)
-	set(&s.TLSKey, o.TLSKey)
-	set(&s.TLSServerName, o.TLSServerName)
-	s.TLS = s.TLS || o.TLS
-	s.TLSInsecureSkipVerify = s.TLSInsecureSkipVerify || o.TLSInsecureSkipVerify
-	return s
-}
-
-func (s connSettings) isZero() bool { return s == connSettings{} }
-
-// usesTLS reports whether any TLS setting is given: each implies --tls.
-func (s connSettings) usesTLS() bool {
-	return s.TLS || s.TLSCA != "" || s.TLSCert != "" || s.TLSKey != "" || s.TLSServerName != "" || s.TLSInsecureSkipVerify
-}
-
-// tlsConfig builds the TLS configuration of one end (nil without TLS):
-// TLS 1.2 at least, the CA certificates of TLSCA (PEM) as the roots to
-// verify the server with (default: the system's), a client certificate
-// from TLSCert and TLSKey (PEM), the name to verify the server's
-// certificate against (default: the host of its address).
-func (s connSettings) tlsConfig(end string) (*tls.Config, error) {
-	if !s.usesTLS() {
-		return nil, nil
-	}
-	cfg := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: s.TLSServerName, InsecureSkipVerify: s.TLSInsecureSkipVerify}
-	if s.TLSCA != "" {
-		pem, err := os.ReadFile(s.TLSCA)
-		if err != nil {
-			return nil, fmt.Errorf("%s TLS CA: %w", end, err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("%s TLS CA %s: no PEM certificate in the file", end, s.TLSCA)
-		}
-		cfg.RootCAs = pool
-	}
-	switch {
-	case s.TLSCert != "" && s.TLSKey != "":
-		pair, err := tls.LoadX509KeyPair(s.TLSCert, s.TLSKey)
-		if err != nil {
-			return nil, fmt.Errorf("%s TLS client certificate %s, key %s: %w", end, s.TLSCert, s.TLSKey, err)
-		}
-		cfg.Certificates = []tls.Certificate{pair}
-	case s.TLSCert != "" || s.TLSKey != "":
-		return nil, fmt.Errorf("%s TLS: a client certificate needs both tls-cert and tls-key", end)
-	}
-	return cfg, nil
-}
+// from --credentials (YAML, cqlconn.Settings' field names) and the
+// connection flags.
+type connSettings = cqlconn.Settings
 
 // credentialsFile is the YAML file of --credentials: settings for both
 // ends, and in from: and to: the settings of one end.
 type credentialsFile struct {
-	connSettings `yaml:",inline"`
-	From         connSettings `yaml:"from"`
-	To           connSettings `yaml:"to"`
-}
-
-// readCredentials reads a --credentials file. Unknown keys are errors,
-// so that a misspelt key does not go unnoticed.
-func readCredentials(path string) (credentialsFile, error) {
-	var f credentialsFile
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return f, fmt.Errorf("--credentials: %w", err)
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
-		return f, fmt.Errorf("--credentials %s: %w", path, err)
-	}
-	return f, nil
+	cqlconn.Settings `yaml:",inline"`
+	From             connSettings `yaml:"from"`
+	To               connSettings `yaml:"to"`
 }
 
 // connFlags holds the connection flags: each setting for both ends
@@ -399,20 +311,18 @@ func (f *connFlags) register(fs *flag.FlagSet, withTarget bool) {
 func (f *connFlags) check(from, to string) error {
 	var file credentialsFile
 	if f.credentials != "" {
-		var err error
-		if file, err = readCredentials(f.credentials); err != nil {
-			return err
+		perm, err := cqlconn.ReadCredentials(f.credentials, &file)
+		if err != nil {
+			return fmt.Errorf("--%w", err)
 		}
-		if st, err := os.Stat(f.credentials); err == nil {
-			f.credentialsPerm = st.Mode().Perm()
-		}
+		f.credentialsPerm = perm
 	}
-	f.source = file.connSettings.over(file.From).over(f.both).over(f.from)
-	f.target = file.connSettings.over(file.To).over(f.both).over(f.to)
-	if !strings.HasPrefix(from, "thrift:") && !f.from.isZero() {
+	f.source = file.Settings.Over(file.From).Over(f.both).Over(f.from)
+	f.target = file.Settings.Over(file.To).Over(f.both).Over(f.to)
+	if !strings.HasPrefix(from, "thrift:") && !f.from.IsZero() {
 		return fmt.Errorf("--from-* connection flags: the source %s is not a server", from)
 	}
-	if f.targetSide && !strings.HasPrefix(to, "cql:") && !f.to.isZero() {
+	if f.targetSide && !strings.HasPrefix(to, "cql:") && !f.to.IsZero() {
 		return fmt.Errorf("--to-* connection flags: the target %s is not a cluster", to)
 	}
 	if f.targetSide && !strings.HasPrefix(to, "cql:") && f.localDC != "" {

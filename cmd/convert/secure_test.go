@@ -95,7 +95,7 @@ func (p *testPKI) writePEM(t *testing.T, name, typ string, der []byte) string {
 func TestTLSConfigFromFiles(t *testing.T) {
 	p := newTestPKI(t)
 	s := connSettings{TLSCA: p.caFile, TLSCert: p.clientCert, TLSKey: p.clientKey, TLSServerName: "db.example"}
-	cfg, err := s.tlsConfig("target")
+	cfg, err := s.TLSConfig("target")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,13 +127,13 @@ func TestTLSConfigFromFiles(t *testing.T) {
 	}
 
 	// No TLS setting: no TLS. --tls alone: the system's roots.
-	if cfg, err := (connSettings{Username: "u"}).tlsConfig("source"); cfg != nil || err != nil {
+	if cfg, err := (connSettings{Username: "u"}).TLSConfig("source"); cfg != nil || err != nil {
 		t.Errorf("no TLS flag gave %v, %v", cfg, err)
 	}
-	if cfg, err := (connSettings{TLS: true}).tlsConfig("source"); err != nil || cfg == nil || cfg.RootCAs != nil || len(cfg.Certificates) != 0 {
+	if cfg, err := (connSettings{TLS: true}).TLSConfig("source"); err != nil || cfg == nil || cfg.RootCAs != nil || len(cfg.Certificates) != 0 {
 		t.Errorf("--tls: %+v, %v", cfg, err)
 	}
-	if cfg, err := (connSettings{TLSInsecureSkipVerify: true}).tlsConfig("source"); err != nil || cfg == nil || !cfg.InsecureSkipVerify {
+	if cfg, err := (connSettings{TLSInsecureSkipVerify: true}).TLSConfig("source"); err != nil || cfg == nil || !cfg.InsecureSkipVerify {
 		t.Errorf("--tls-insecure-skip-verify: %+v, %v", cfg, err)
 	}
 
@@ -151,7 +151,7 @@ func TestTLSConfigFromFiles(t *testing.T) {
 		{connSettings{TLSKey: p.clientKey}, "needs both"},
 		{connSettings{TLSCert: p.clientCert, TLSKey: p.serverKey}, "private key does not match"},
 	} {
-		_, err := c.s.tlsConfig("target")
+		_, err := c.s.TLSConfig("target")
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "target TLS") {
 			t.Errorf("%+v: %v, want an error about %q", c.s, err, c.want)
 		}

@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/time/rate"
 
+	"github.com/thriftbridge/thriftbridge/internal/cqlconn"
 	"github.com/thriftbridge/thriftbridge/migrate"
 	"github.com/thriftbridge/thriftbridge/supercol"
 )
@@ -64,7 +63,7 @@ type Config struct {
 
 // ErrAuthentication is wrapped by the error of a connection the cluster
 // refused for its credentials, or for the want of them.
-var ErrAuthentication = errors.New("authentication failed")
+var ErrAuthentication = cqlconn.ErrAuthentication
 
 // ParseURL reads cql://host:port[,host:port...]/keyspace.
 func ParseURL(s string) (hosts []string, keyspace string, err error) {
@@ -139,125 +138,8 @@ func newSession(hosts []string, consistency gocql.Consistency, timeout time.Dura
 // newSessionConfig connects to the cluster with cfg's hosts, consistency,
 // timeout, login, TLS and local data center.
 func newSessionConfig(cfg Config) (*gocql.Session, error) {
-	cluster := gocql.NewCluster(cfg.Hosts...)
-	cluster.Consistency = cfg.Consistency
-	cluster.Timeout = cfg.Timeout
-	cluster.ConnectTimeout = cfg.Timeout
-	cluster.NumConns = 2
-	cluster.Logger = gocqlLogger{cfg.Logger}
-	if cfg.Username != "" {
-		cluster.Authenticator = gocql.PasswordAuthenticator{Username: cfg.Username, Password: cfg.Password}
-	}
-	if cfg.TLS != nil {
-		cluster.SslOpts = &gocql.SslOptions{Config: cfg.TLS, EnableHostVerification: !cfg.TLS.InsecureSkipVerify}
-	}
-	var dcs dcSet
-	if cfg.LocalDC != "" {
-		cluster.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy(cfg.LocalDC))
-		cluster.HostFilter = gocql.HostFilterFunc(func(h *gocql.HostInfo) bool {
-			dcs.add(h.DataCenter())
-			return true
-		})
-	}
-	where := strings.Join(cfg.Hosts, ",")
-	session, err := cluster.CreateSession()
-	// A node too busy to read its own system tables in time answers a
-	// timeout; that passes, so try again a few times. Anything else (no
-	// node, a refused login) is final.
-	for wait := time.Second; err != nil && isServerTimeout(err) && wait <= 4*time.Second; wait *= 2 {
-		if cfg.Logger != nil {
-			cfg.Logger.Warn("connecting: the cluster timed out; trying again", "hosts", where, "in", wait)
-		}
-		time.Sleep(wait)
-		session, err = cluster.CreateSession()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", where, sessionError(err))
-	}
-	if cfg.LocalDC != "" && !dcs.has(cfg.LocalDC) {
-		session.Close()
-		return nil, fmt.Errorf("connect to %s: local data center %q has no node (the cluster's: %s)", where, cfg.LocalDC, dcs.String())
-	}
-	return session, nil
-}
-
-// isServerTimeout reports a timeout the cluster itself answered.
-func isServerTimeout(err error) bool {
-	var read *gocql.RequestErrReadTimeout
-	var write *gocql.RequestErrWriteTimeout
-	return errors.As(err, &read) || errors.As(err, &write)
-}
-
-// sessionError makes gocql's session errors, flat strings, readable: its
-// prefixes dropped, and ErrAuthentication wrapped around a refused login.
-func sessionError(err error) error {
-	msg := err.Error()
-	for _, p := range []string{"gocql: unable to create session: ", "unable to discover protocol version: ", "control: unable to connect to initial hosts: "} {
-		msg = strings.TrimPrefix(msg, p)
-	}
-	switch {
-	case strings.Contains(msg, "authentication required"):
-		return fmt.Errorf("%w: the cluster requires a login (%s)", ErrAuthentication, msg)
-	case strings.Contains(msg, "password are incorrect"), strings.Contains(msg, "Username and/or password"), strings.Contains(msg, "Authentication") && strings.Contains(msg, "fail"):
-		return fmt.Errorf("%w: %s", ErrAuthentication, msg)
-	}
-	return errors.New(msg)
-}
-
-// dcSet collects the data centers of the nodes gocql discovers.
-type dcSet struct {
-	mu  sync.Mutex
-	dcs map[string]bool
-}
-
-func (d *dcSet) add(dc string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.dcs == nil {
-		d.dcs = map[string]bool{}
-	}
-	d.dcs[dc] = true
-}
-
-func (d *dcSet) has(dc string) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.dcs[dc]
-}
-
-func (d *dcSet) String() string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	names := make([]string, 0, len(d.dcs))
-	for dc := range d.dcs {
-		names = append(names, dc)
-	}
-	sort.Strings(names)
-	if len(names) == 0 {
-		return "none found"
-	}
-	return strings.Join(names, ", ")
-}
-
-// gocqlLogger sends gocql's log lines (reconnections, nodes down) to the
-// run's logger at debug level: the sink reports what matters itself.
-type gocqlLogger struct{ l *slog.Logger }
-
-func (g gocqlLogger) Error(msg string, fields ...gocql.LogField)   { g.log(msg, fields) }
-func (g gocqlLogger) Warning(msg string, fields ...gocql.LogField) { g.log(msg, fields) }
-func (g gocqlLogger) Info(msg string, fields ...gocql.LogField)    { g.log(msg, fields) }
-func (g gocqlLogger) Debug(msg string, fields ...gocql.LogField)   { g.log(msg, fields) }
-
-func (g gocqlLogger) log(msg string, fields []gocql.LogField) {
-	if g.l == nil || !g.l.Enabled(context.Background(), slog.LevelDebug) {
-		return
-	}
-	attrs := make([]any, 0, 2+2*len(fields))
-	attrs = append(attrs, "from", "gocql")
-	for _, f := range fields {
-		attrs = append(attrs, f.Name, f.Value.Any())
-	}
-	g.l.Debug(strings.TrimSpace(msg), attrs...)
+	return cqlconn.NewSession(cqlconn.Config{Hosts: cfg.Hosts, Consistency: cfg.Consistency, Timeout: cfg.Timeout, Logger: cfg.Logger,
+		Username: cfg.Username, Password: cfg.Password, TLS: cfg.TLS, LocalDC: cfg.LocalDC})
 }
 
 func (s *Sink) newGroup(ctx context.Context) {
