@@ -57,6 +57,11 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return runUser(args[1:], os.Stdin, os.Stdout, stderr)
 	}
 	// --- End of authentication. ---
+	// --- Backups: thriftd backup|restore (backup.go). ---
+	if len(args) > 0 && (args[0] == "backup" || args[0] == "restore") {
+		return runBackupCommand(ctx, args[0], args[1:], os.Stdout, stderr)
+	}
+	// --- End of backups. ---
 	fs := flag.NewFlagSet("thriftd", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var values daemon.Config

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -401,11 +402,12 @@ func (br *backupReader) damaged(err error) error {
 // header reads the magic and the header.
 func (br *backupReader) header() (*BackupHeader, error) {
 	magic := make([]byte, len(backupMagic))
-	if err := br.readFull(magic); err != nil {
-		return nil, br.damaged(err)
-	}
-	if string(magic) != backupMagic {
+	err := br.readFull(magic)
+	if !strings.HasPrefix(backupMagic, string(magic[:br.n])) {
 		return nil, fmt.Errorf("%w: not a thriftd backup file (it does not begin with %q)", ErrBackupDamaged, backupMagic[:len(backupMagic)-1])
+	}
+	if err != nil {
+		return nil, br.damaged(err)
 	}
 	var lenBuf [4]byte
 	if err := br.readFull(lenBuf[:]); err != nil {
