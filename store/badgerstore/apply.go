@@ -141,6 +141,8 @@ func (e *Engine) newWriter(txn *badger.Txn) *writer {
 // committed or been discarded.
 func (e *Engine) releaseWriter(w *writer) {
 	w.txn, w.shadows = nil, nil
+	w.pre.reset()
+	w.pending = 0
 	w.slab.reset()
 	w.old = record{}
 	e.writers.Put(w)
@@ -159,6 +161,10 @@ type writer struct {
 	// shadows caches the deletions of the row being written, for counter
 	// updates, which must not add to a deleted value.
 	shadows *rowShadows
+	// pre holds the prefetched cells of the row being written.
+	pre cellPrefetch
+	// pending counts the operations already written in the transaction.
+	pending int
 }
 
 func (w *writer) row(m *store.RowMutation) error {
@@ -180,6 +186,10 @@ func (w *writer) row(m *store.RowMutation) error {
 			return err
 		}
 	}
+	if err := w.prefetchCells(rp, m); err != nil {
+		return fmt.Errorf("read row: %w", err)
+	}
+	defer func() { w.pending += len(m.Ops) }()
 	for i := range m.Ops {
 		op := &m.Ops[i]
 		var err error
@@ -319,8 +329,15 @@ func (w *writer) putCell(rp []byte, t *store.Table, super, name []byte, rec *rec
 }
 
 // get reads the record under key into w.old (a private copy, valid until
-// the next get) and reports whether it exists.
+// the next get, or the prefetched copy, valid until the transaction ends)
+// and reports whether it exists.
 func (w *writer) get(key []byte) (bool, error) {
+	if p := w.pre.take(key); p != nil {
+		if !p.found {
+			return false, nil
+		}
+		return true, decodeRecord(p.val, &w.old)
+	}
 	item, err := w.txn.Get(key)
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return false, nil

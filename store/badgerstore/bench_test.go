@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -93,4 +94,73 @@ func BenchmarkEngine(b *testing.B) {
 		res.Reset()
 		return f.e.Slice(ctx, tb, []byte("wide"), &store.SliceQuery{Count: 100}, &res)
 	})
+}
+
+// BenchmarkApplyBatch measures the batches of cmd/thriftbench on a store
+// on disk that already holds data, from as many goroutines as
+// GOMAXPROCS×4 (a server's connections): a Standard row of 20 columns
+// and a Super row of 10 super columns × 10 subcolumns, written into
+// random rows of 20,000, so that some rows are new and some are
+// overwritten, as in the load generator's runs.
+func BenchmarkApplyBatch(b *testing.B) {
+	for _, kind := range []struct {
+		name          string
+		super         bool
+		supers, names int
+	}{
+		{"standard-20", false, 1, 20},
+		{"super-10x10", true, 10, 10},
+	} {
+		b.Run(kind.name, func(b *testing.B) {
+			f := openTestEngine(b, b.TempDir(), "Murmur3Partitioner")
+			tb := f.table(store.TableDef{Name: "cf", Super: kind.super, Comparator: "BytesType", SubComparator: "BytesType"})
+			ctx := context.Background()
+			value := make([]byte, 64)
+			const rows = 20000
+			var names, supers, keys [][]byte
+			for n := 0; n < kind.names; n++ {
+				names = append(names, fmt.Appendf(nil, "c%05d", n))
+			}
+			for s := 0; s < kind.supers; s++ {
+				if kind.super {
+					supers = append(supers, fmt.Appendf(nil, "s%05d", s))
+				} else {
+					supers = append(supers, nil)
+				}
+			}
+			for r := 0; r < rows; r++ {
+				keys = append(keys, fmt.Appendf(nil, "w%09d", r))
+			}
+			// batch is what the handler gives the engine: the slices of
+			// the decoded request, one allocation for the operations.
+			batch := func(row, ts int) *store.Batch {
+				ops := make([]store.Op, 0, len(supers)*len(names))
+				for _, super := range supers {
+					for _, name := range names {
+						ops = append(ops, store.Op{Kind: store.OpPut, Super: super, Name: name,
+							Value: value, Timestamp: int64(ts), HasTimestamp: true})
+					}
+				}
+				return &store.Batch{Rows: []store.RowMutation{{Table: tb, Key: keys[row], Ops: ops}}}
+			}
+			for i := 0; i < rows; i += 2 {
+				if err := f.e.Apply(ctx, batch(i, 1)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var seq atomic.Int64
+			b.SetParallelism(4)
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					i := int(seq.Add(1))
+					if err := f.e.Apply(ctx, batch((i*7919)%rows, 2+i)); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
 }

@@ -1,0 +1,97 @@
+package badgerstore
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/thriftbridge/thriftbridge/store"
+	"github.com/thriftbridge/thriftbridge/store/enginetest"
+)
+
+// TestPrefetchMatchesPointReads applies the same random row mutations of
+// many cells to two stores: whole to one (their cells are prefetched) and
+// one operation at a time to the other (every cell is read on its own). A
+// row mutation applies its operations in order, so both stores must hold
+// the same data: the same names written twice in one mutation, with equal
+// timestamps, TTLs, deletions of cells written earlier in it, an indexed
+// column, over cells stored before.
+func TestPrefetchMatchesPointReads(t *testing.T) {
+	for _, super := range []bool{false, true} {
+		t.Run(fmt.Sprintf("super=%v", super), func(t *testing.T) {
+			whole := openTestEngine(t, t.TempDir(), "Murmur3Partitioner")
+			single := openTestEngine(t, t.TempDir(), "Murmur3Partitioner")
+			def := store.TableDef{Name: "cf", Comparator: "UTF8Type"}
+			if super {
+				def.Super, def.SubComparator = true, "UTF8Type"
+			} else {
+				kind := int32(0)
+				def.Columns = []store.ColumnDef{{Name: []byte("a"), Validator: "BytesType", IndexType: &kind}}
+			}
+			tw, ts := whole.table(def), single.table(def)
+			rng := rand.New(rand.NewSource(7))
+			names := []string{"a", "b", "ba", "c", "d", "e", "z"}
+			pick := func() []byte { return []byte(names[rng.Intn(len(names))]) }
+			rows := []string{"r0", "r1", "r2"}
+			for step := 0; step < 300; step++ {
+				key := []byte(rows[rng.Intn(len(rows))])
+				ops := make([]store.Op, prefetchMinCells+rng.Intn(12))
+				for i := range ops {
+					op := store.Op{Kind: store.OpPut, Name: pick(), Value: []byte(fmt.Sprint(rng.Intn(4))), Timestamp: int64(rng.Intn(30))}
+					switch r := rng.Intn(10); {
+					case r == 0:
+						op.Kind, op.Value = store.OpDeleteCell, nil
+					case r == 1:
+						op.TTL = 100
+					case r == 2 && super:
+						op.Kind, op.Name, op.Value = store.OpDeleteSuper, nil, nil
+					}
+					if super {
+						op.Super = pick()
+					}
+					ops[i] = op
+				}
+				enginetest.Apply(t, whole.e, store.RowMutation{Table: tw, Key: key, Ops: ops})
+				for _, op := range ops {
+					enginetest.Apply(t, single.e, store.RowMutation{Table: ts, Key: key, Ops: []store.Op{op}})
+				}
+			}
+			for _, key := range rows {
+				got := whole.slice(tw, key, store.SliceQuery{Count: all})
+				want := single.slice(ts, key, store.SliceQuery{Count: all})
+				g := enginetest.CellsString(got.Cells) + enginetest.SupersString(got.Supers)
+				w := enginetest.CellsString(want.Cells) + enginetest.SupersString(want.Supers)
+				if g != w {
+					t.Errorf("row %s:\nprefetched  %s\npoint reads %s", key, g, w)
+				}
+				if g == "" {
+					t.Errorf("row %s is empty: the test wrote nothing that lasted", key)
+				}
+			}
+			if !super {
+				for _, v := range []string{"0", "1", "2", "3"} {
+					q := &store.ScanQuery{Slice: store.SliceQuery{Count: all}, Filter: []store.Expression{{Column: []byte("a"), Op: store.ExprEQ, Value: []byte(v)}}}
+					g, w := scanKeys(t, whole, tw, q), scanKeys(t, single, ts, q)
+					if g != w {
+						t.Errorf("index a=%s: prefetched %q, point reads %q", v, g, w)
+					}
+				}
+			}
+		})
+	}
+}
+
+// scanKeys returns the keys of the rows a scan returns.
+func scanKeys(t *testing.T, f *fixture, tb *store.Table, q *store.ScanQuery) string {
+	t.Helper()
+	var res store.SliceResult
+	keys := ""
+	err := f.e.Scan(t.Context(), tb, q, &res, func(key []byte) (bool, error) {
+		keys += string(key) + " "
+		return true, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keys
+}
