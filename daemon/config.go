@@ -89,6 +89,34 @@ type Config struct {
 	RangeRequestTimeoutMS int `yaml:"range_request_timeout_in_ms"`
 	WriteRequestTimeoutMS int `yaml:"write_request_timeout_in_ms"`
 	// --- End of production hardening. ---
+
+	// --- Backend (backend.go). ---
+
+	// Backend is where the data lives: empty or badger:DIR for the
+	// embedded store, cql://host:port[,host:port...] for a CQL cluster.
+	Backend string `yaml:"backend"`
+	// CQLConsistency is the level of the CQL backend's requests when a
+	// call leaves it to the server (empty: DefaultCQLConsistency).
+	CQLConsistency string `yaml:"cql_consistency"`
+	// CQLKeyspacePrefix goes before each legacy keyspace's name on the
+	// cluster; CQLMetaKeyspace holds the legacy definitions (empty:
+	// DefaultCQLMetaKeyspace).
+	CQLKeyspacePrefix string `yaml:"cql_keyspace_prefix"`
+	CQLMetaKeyspace   string `yaml:"cql_meta_keyspace"`
+	// CQLLocalDC is the data center requests go to first.
+	CQLLocalDC string `yaml:"cql_local_dc"`
+	// CQLCredentials is a YAML file of the connection's login and TLS
+	// (username, password, tls, tls_ca, tls_cert, tls_key,
+	// tls_server_name, tls_insecure_skip_verify), which the cql_ settings
+	// below override.
+	CQLCredentials   string `yaml:"cql_credentials"`
+	CQLUsername      string `yaml:"cql_username"`
+	CQLPassword      string `yaml:"cql_password"`
+	CQLTLSCA         string `yaml:"cql_tls_ca"`
+	CQLTLSCert       string `yaml:"cql_tls_cert"`
+	CQLTLSKey        string `yaml:"cql_tls_key"`
+	CQLTLSServerName string `yaml:"cql_tls_server_name"`
+	// --- End of backend. ---
 }
 
 // DefaultConfig returns the settings used where neither the config
@@ -184,6 +212,33 @@ var settings = []setting{
 	{key: "write_request_timeout_in_ms", flag: "write-request-timeout-ms", usage: "milliseconds a write may take before TimedOutException (0: no limit)",
 		num: func(c *Config) *int { return &c.WriteRequestTimeoutMS }},
 	// --- End of production hardening. ---
+
+	// --- Backend (backend.go). ---
+	{key: "backend", flag: "backend", usage: "where the data lives: badger:DIR (the embedded store; default: data_dir) or cql://host:port[,host:port...] (a Cassandra or ScyllaDB cluster of Murmur3Partitioner)",
+		str: func(c *Config) *string { return &c.Backend }},
+	{key: "cql_consistency", flag: "cql-consistency", usage: "consistency level of the cql backend's reads and writes when a call asks for none (empty: " + DefaultCQLConsistency + ")",
+		str: func(c *Config) *string { return &c.CQLConsistency }},
+	{key: "cql_keyspace_prefix", flag: "cql-keyspace-prefix", usage: "prefix of the CQL keyspace of each legacy keyspace on the cluster",
+		str: func(c *Config) *string { return &c.CQLKeyspacePrefix }},
+	{key: "cql_meta_keyspace", flag: "cql-meta-keyspace", usage: "CQL keyspace of the legacy definitions of the families served (empty: " + DefaultCQLMetaKeyspace + ")",
+		str: func(c *Config) *string { return &c.CQLMetaKeyspace }},
+	{key: "cql_local_dc", flag: "cql-local-dc", usage: "data center of the cluster to send requests to, token-aware (default: every node, token-aware)",
+		str: func(c *Config) *string { return &c.CQLLocalDC }},
+	{key: "cql_credentials", flag: "cql-credentials", usage: "YAML file of the cluster connection's login and TLS (username, password, tls, tls_ca, tls_cert, tls_key, tls_server_name, tls_insecure_skip_verify); the other --cql- flags win over it",
+		str: func(c *Config) *string { return &c.CQLCredentials }},
+	{key: "cql_username", flag: "cql-username", usage: "user name to log in to the cluster with",
+		str: func(c *Config) *string { return &c.CQLUsername }},
+	{key: "cql_password", flag: "cql-password", usage: "password to log in to the cluster with (prefer --cql-credentials: a command line is visible to other users)",
+		str: func(c *Config) *string { return &c.CQLPassword }},
+	{key: "cql_tls_ca", flag: "cql-tls-ca", usage: "PEM file of the CA certificates to verify the cluster's nodes with; turns TLS on",
+		str: func(c *Config) *string { return &c.CQLTLSCA }},
+	{key: "cql_tls_cert", flag: "cql-tls-cert", usage: "PEM file of the client certificate for the cluster (with --cql-tls-key); turns TLS on",
+		str: func(c *Config) *string { return &c.CQLTLSCert }},
+	{key: "cql_tls_key", flag: "cql-tls-key", usage: "PEM file of the client certificate's private key; turns TLS on",
+		str: func(c *Config) *string { return &c.CQLTLSKey }},
+	{key: "cql_tls_server_name", flag: "cql-tls-server-name", usage: "name to verify the nodes' certificates against (default: each node's address); turns TLS on",
+		str: func(c *Config) *string { return &c.CQLTLSServerName }},
+	// --- End of backend. ---
 }
 
 // copyTo copies the setting's value from src to dst.
@@ -342,6 +397,8 @@ func (c Config) Validate() error {
 		}
 	}
 	errs = append(errs, c.authErrors()...) // authentication
+	// Backend.
+	errs = append(errs, c.backendErrors()...)
 	return errors.Join(errs...)
 }
 

@@ -9,20 +9,21 @@ import (
 
 	"github.com/thriftbridge/thriftbridge/auth"
 	"github.com/thriftbridge/thriftbridge/legacy"
+	"github.com/thriftbridge/thriftbridge/store"
 	"github.com/thriftbridge/thriftbridge/store/badgerstore"
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
 // Daemon is a running thriftd: the store, the handler and the server.
 type Daemon struct {
-	engine *badgerstore.Engine
+	engine store.Engine
 	server *legacy.Server
 	// done is closed when Serve has returned, with its error in served.
 	done   chan struct{}
 	served error
 
 	// authLock is the data directory's lock, held until Stop
-	// (authentication).
+	// (authentication); nil with a CQL backend and no users to keep.
 	authLock *auth.Lock
 
 	// admin serves online backups on the data directory's admin socket
@@ -54,8 +55,9 @@ func WithGCInterval(d time.Duration) Option {
 	return func(o *options) { o.gcInterval = d }
 }
 
-// Start opens the store in cfg.DataDir, wires the Thrift handler to it and
-// serves on cfg.Listen (port 0: a free port, see Addr) until Stop. Serving
+// Start opens the backend (the Badger store in cfg.DataDir, or the CQL
+// cluster of cfg.Backend: see BackendSpec), wires the Thrift handler to it
+// and serves on cfg.Listen (port 0: a free port, see Addr) until Stop. Serving
 // runs on its own goroutine and outlives ctx, which bounds the opening
 // only: stopping goes through Stop's graceful shutdown.
 func Start(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (*Daemon, error) {
@@ -74,27 +76,23 @@ func Start(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option)
 	if serverCfg.TLS, err = cfg.ClientEncryption.TLSConfig(); err != nil {
 		return nil, err
 	}
-	sync := badgerstore.SyncPeriodic
-	if cfg.CommitlogSync == CommitlogSyncBatch {
-		sync = badgerstore.SyncBatch
-	}
-	engine, err := badgerstore.Open(ctx, badgerstore.Options{
-		Dir:         cfg.DataDir,
-		Partitioner: part,
-		Sync:        sync,
-		SyncPeriod:  cfg.CommitlogSyncPeriod(),
-		Logger:      logger,
-		Now:         o.now,
-		GCInterval:  o.gcInterval,
-	})
+	// --- Backend (backend.go). ---
+	engine, err := openEngine(ctx, cfg, part, logger, o)
 	if err != nil {
 		return nil, err
 	}
+	backend, _ := cfg.BackendSpec()
+	cfg.DataDir = cfg.StoreDir()
+	// --- End of backend. ---
 	// --- Authentication (auth.go). ---
-	authLock, authn, err := openAuth(cfg, logger)
-	if err != nil {
-		engine.Close()
-		return nil, err
+	var authLock *auth.Lock
+	var authn legacy.Authenticator
+	if backend.Kind == BackendBadger || cfg.AuthenticatorClass() == PasswordAuthenticator {
+		authLock, authn, err = openAuth(cfg, logger)
+		if err != nil {
+			engine.Close()
+			return nil, err
+		}
 	}
 	// --- End of authentication. ---
 	handler := legacy.NewHandler(engine, legacy.HandlerConfig{
@@ -113,11 +111,17 @@ func Start(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option)
 	srv := legacy.NewServer(serverCfg, served, logger)
 	if err := srv.Listen(); err != nil {
 		engine.Close()
-		authLock.Unlock()
+		if authLock != nil {
+			authLock.Unlock()
+		}
 		return nil, err
 	}
 	// --- Backups (admin.go): under the data directory's lock. ---
-	admin, err := startAdmin(cfg, engine, logger)
+	// A CQL backend's data is the cluster's to back up.
+	var admin *adminServer
+	if local, ok := engine.(*badgerstore.Engine); ok {
+		admin, err = startAdmin(cfg, local, logger)
+	}
 	if err != nil {
 		_ = srv.Shutdown(ctx)
 		engine.Close()
@@ -125,7 +129,7 @@ func Start(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option)
 		return nil, err
 	}
 	// --- End of backups. ---
-	logger.Info("thriftd listening", "addr", srv.Addr().String(), "data_dir", cfg.DataDir,
+	logger.Info("thriftd listening", "addr", srv.Addr().String(), "backend", backend.Kind, "data_dir", cfg.DataDir,
 		"partitioner", part.Name(), "commitlog_sync", cfg.CommitlogSync, "tls", serverCfg.TLS != nil)
 	d := &Daemon{engine: engine, authLock: authLock, server: srv, admin: admin, done: make(chan struct{})}
 	go func() {
@@ -158,8 +162,10 @@ func (d *Daemon) Stop(ctx context.Context) error {
 	if cerr := d.engine.Close(); cerr != nil && err == nil {
 		err = cerr
 	}
-	if uerr := d.authLock.Unlock(); uerr != nil && err == nil {
-		err = uerr
+	if d.authLock != nil {
+		if uerr := d.authLock.Unlock(); uerr != nil && err == nil {
+			err = uerr
+		}
 	}
 	return err
 }

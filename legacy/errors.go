@@ -19,8 +19,12 @@ func iref(format string, args ...any) *cassandra.InvalidRequestException {
 }
 
 // storageError maps an engine failure to what a client sees: a batch too
-// large for one transaction is the client's to fix; anything else on the
-// data path is answered TimedOutException, as Cassandra 3.11 answers a
+// large for one transaction, or a CQL statement the cluster refused
+// (store.CQLRefusedError, with the cluster's reason), is the client's to
+// fix; too few live replicas for the request's consistency level
+// (store.ErrUnavailable) is UnavailableException, as in Cassandra: nothing
+// was tried, and the client may retry at a lower level; anything else on
+// the data path is answered TimedOutException, as Cassandra 3.11 answers a
 // request that timed out or that a replica failed (Thrift has no failure
 // exception): a cancelled request, a write the engine gave up on
 // (store.ErrTimeout) and any unexpected storage failure. The client never
@@ -37,10 +41,18 @@ func (h *Handler) storageError(ctx context.Context, op string, err error) error 
 	case errors.Is(err, store.ErrTimeout):
 		h.log.WarnContext(ctx, "storage operation timed out", "op", op, "err", err)
 		return &cassandra.TimedOutException{}
+	case errors.Is(err, store.ErrUnavailable):
+		h.log.WarnContext(ctx, "too few replicas alive for the consistency level", "op", op,
+			"consistency", store.ConsistencyFrom(ctx).String(), "err", err)
+		return &cassandra.UnavailableException{}
 	}
 	var ie *cassandra.InvalidRequestException
 	if errors.As(err, &ie) {
 		return ie
+	}
+	var refused *store.CQLRefusedError
+	if errors.As(err, &refused) {
+		return ire(refused.Message)
 	}
 	h.log.ErrorContext(ctx, "storage failure", "op", op, "err", err)
 	return &cassandra.TimedOutException{}

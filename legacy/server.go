@@ -134,7 +134,7 @@ func NewServer(cfg ServerConfig, handler cassandra.Cassandra, logger *slog.Logge
 		logger: logger,
 		conns:  make(map[*serverConn]struct{}),
 	}
-	s.processor = thrift.WrapProcessor(cassandra.NewCassandraProcessor(handler), s.middleware)
+	s.processor = thrift.WrapProcessor(cassandra.NewCassandraProcessor(withConsistencyLevels(handler)), s.middleware)
 	return s
 }
 

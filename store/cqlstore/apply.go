@@ -155,11 +155,10 @@ func opStatement(ti *tableInfo, key []byte, op *store.Op, withTS bool, cond stri
 		if err := cell(false); err != nil {
 			return stmt{}, err
 		}
-		u := ""
-		if op.HasTimestamp {
-			u = using(op.Timestamp)
-		}
-		return stmt{"DELETE FROM " + ti.qname + u + w.sb.String(), w.args}, nil
+		// CQL refuses a timestamp on any counter statement: the deletion
+		// takes the coordinator's time, as Cassandra's own counter
+		// deletions did.
+		return stmt{"DELETE FROM " + ti.qname + w.sb.String(), w.args}, nil
 	}
 	return stmt{}, fmt.Errorf("unknown operation %d", op.Kind)
 }
@@ -204,9 +203,9 @@ func (e *Engine) exec(ctx context.Context, typ gocql.BatchType, ss []stmt) error
 	case 0:
 		return nil
 	case 1:
-		return wrapErr("write", e.session.Query(ss[0].cql, ss[0].args...).ExecContext(ctx))
+		return wrapErr("write", e.session.Query(ss[0].cql, ss[0].args...).Consistency(e.consistency(ctx)).ExecContext(ctx))
 	}
-	batch := e.session.Batch(typ)
+	batch := e.session.Batch(typ).Consistency(e.consistency(ctx))
 	for _, s := range ss {
 		batch.Query(s.cql, s.args...)
 	}

@@ -82,10 +82,11 @@ func (e *Engine) ApplyIf(ctx context.Context, m *store.RowMutation, cond *store.
 	}
 	var applied bool
 	var err error
+	serial, commit := e.lwtConsistency(ctx)
 	if len(ss) == 1 {
-		applied, err = e.session.Query(ss[0].cql, ss[0].args...).MapScanCASContext(ctx, map[string]any{})
+		applied, err = e.session.Query(ss[0].cql, ss[0].args...).Consistency(commit).SerialConsistency(serial).MapScanCASContext(ctx, map[string]any{})
 	} else {
-		b := e.session.Batch(gocql.LoggedBatch)
+		b := e.session.Batch(gocql.LoggedBatch).Consistency(commit).SerialConsistency(serial)
 		for _, s := range ss {
 			b.Query(s.cql, s.args...)
 		}

@@ -2,16 +2,17 @@ package cqlstore
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
+	"github.com/thriftbridge/thriftbridge/internal/cqlconn"
 	"github.com/thriftbridge/thriftbridge/store"
 	"github.com/thriftbridge/thriftbridge/store/partition"
 )
@@ -42,6 +43,14 @@ type Options struct {
 	// Timeout of one request (default 10s).
 	Timeout time.Duration
 	Logger  *slog.Logger
+
+	// Username and Password, TLS and LocalDC are the login, encryption
+	// and local data center of the connection (see cqlconn.Config).
+	// Requests always go token-aware to a replica of their partition: in
+	// LocalDC first when it is set.
+	Username, Password string
+	TLS                *tls.Config
+	LocalDC            string
 }
 
 // ErrPartitioner reports a cluster whose partitioner is not the one asked
@@ -91,15 +100,19 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	cluster := gocql.NewCluster(opts.Hosts...)
-	cluster.Consistency = opts.Consistency
-	cluster.SerialConsistency = gocql.Serial
-	cluster.Timeout = opts.Timeout
-	cluster.ConnectTimeout = opts.Timeout
-	cluster.MaxWaitSchemaAgreement = time.Minute
-	session, err := cluster.CreateSession()
+	session, err := cqlconn.NewSession(cqlconn.Config{
+		Hosts:       opts.Hosts,
+		Consistency: opts.Consistency,
+		Timeout:     opts.Timeout,
+		Logger:      opts.Logger,
+		Username:    opts.Username,
+		Password:    opts.Password,
+		TLS:         opts.TLS,
+		LocalDC:     opts.LocalDC,
+		TokenAware:  true,
+	})
 	if err != nil {
-		return nil, fmt.Errorf("cqlstore: connect to %s: %w", strings.Join(opts.Hosts, ","), err)
+		return nil, fmt.Errorf("cqlstore: %w", err)
 	}
 	e := &Engine{opts: opts, session: session, log: opts.Logger, meta: quote(opts.MetaKeyspace), stop: make(chan struct{})}
 	if err := e.open(ctx); err != nil {
@@ -174,18 +187,4 @@ func (e *Engine) Close() error {
 // quote quotes a CQL identifier when needed.
 func quote(name string) string {
 	return supercolQuote(name)
-}
-
-// wrapErr gives a driver error the engine's text; timeouts wrap
-// store.ErrTimeout.
-func wrapErr(what string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var wt *gocql.RequestErrWriteTimeout
-	var rt *gocql.RequestErrReadTimeout
-	if errors.As(err, &wt) || errors.As(err, &rt) || errors.Is(err, gocql.ErrTimeoutNoResponse) {
-		return fmt.Errorf("%w: %s: %v", store.ErrTimeout, what, err)
-	}
-	return fmt.Errorf("cqlstore: %s: %w", what, err)
 }

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	gocql "github.com/apache/cassandra-gocql-driver/v2"
-
 	"github.com/thriftbridge/thriftbridge/store"
 	"github.com/thriftbridge/thriftbridge/store/marshal"
 )
@@ -143,10 +141,11 @@ func (e *Engine) slice(ctx context.Context, t *store.Table, key []byte, q *store
 	if r.exact && !r.superLvl {
 		stmt += fmt.Sprintf(" LIMIT %d", limit)
 	}
-	query := e.session.Query(stmt, w.args...).PageSize(min(limit+1, pageSize))
+	cons := e.consistency(ctx)
 	if serial {
-		query = query.Consistency(gocql.Serial)
+		cons, _ = e.lwtConsistency(ctx)
 	}
+	query := e.session.Query(stmt, w.args...).PageSize(min(limit+1, pageSize)).Consistency(cons)
 	iter := query.IterContext(ctx)
 	defer iter.Close()
 
