@@ -45,7 +45,7 @@ func newServerConn(s *Server, nc net.Conn, id uint64) *serverConn {
 		server:  s,
 		netConn: nc,
 		frames:  frames,
-		in:      messageRecorder{TProtocol: protocol},
+		in:      messageRecorder{TProtocol: newFrameProtocol(protocol, frames, s.protocol)},
 		out:     protocol,
 		session: NewSession(id, nc.RemoteAddr()),
 		log:     s.logger.With("conn", id, "remote", nc.RemoteAddr().String()),
