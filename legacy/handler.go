@@ -21,11 +21,16 @@ type HandlerConfig struct {
 	// InitialToken is the node's token (partitioner string form); empty: the
 	// partitioner's minimum.
 	InitialToken string
+	// Ring is where a cluster backend's ring sends clients (ring.go).
+	Ring RingConfig
 	// Now is the clock for server-side timestamps (tests set it).
 	Now func() time.Time
 	// Auth checks logins; nil accepts every login and requires none
 	// (Cassandra's AllowAllAuthenticator).
 	Auth Authenticator
+	// StorageObserver, when set, is told of the engine's failures, for
+	// metrics (see metrics.go).
+	StorageObserver StorageObserver
 }
 
 // Handler answers the Cassandra Thrift API over a storage engine. One
@@ -36,6 +41,8 @@ type Handler struct {
 	engine store.Engine
 	cfg    HandlerConfig
 	log    *slog.Logger
+	// cql holds the statements prepared through prepare_cql3_query.
+	cql preparedStatements
 }
 
 var _ cassandra.Cassandra = (*Handler)(nil)
