@@ -46,10 +46,10 @@ func (h *Handler) DescribeSnitch(context.Context) (string, error) {
 	return h.cfg.Snitch, nil
 }
 
-// DescribeSchemaVersions implements describe_schema_versions: one node,
-// one version.
-func (h *Handler) DescribeSchemaVersions(context.Context) (map[string][]string, error) {
-	return map[string][]string{h.engine.Catalog().Version: {h.nodeAddress()}}, nil
+// DescribeSchemaVersions implements describe_schema_versions: one
+// version, the catalog's, on every node (see schemaVersionEndpoints).
+func (h *Handler) DescribeSchemaVersions(ctx context.Context) (map[string][]string, error) {
+	return map[string][]string{h.engine.Catalog().Version: h.schemaVersionEndpoints(ctx)}, nil
 }
 
 // nodeAddress is this node's address as the ring describes it.

@@ -56,7 +56,7 @@ func newServerConn(s *Server, nc net.Conn, id uint64) *serverConn {
 // the server stops.
 func (c *serverConn) serve(ctx context.Context) {
 	defer c.netConn.Close()
-	ctx = WithSession(ctx, c.session)
+	ctx = withLocalAddr(WithSession(ctx, c.session), c.netConn.LocalAddr())
 	c.log.DebugContext(ctx, "thrift connection opened")
 	if !c.handshake(ctx) {
 		return
