@@ -40,6 +40,7 @@ func (h *Handler) storageError(ctx context.Context, op string, err error) error 
 		return &cassandra.TimedOutException{}
 	case errors.Is(err, store.ErrTimeout):
 		h.log.WarnContext(ctx, "storage operation timed out", "op", op, "err", err)
+		h.observeStorageFailure(StorageTimedOut)
 		return &cassandra.TimedOutException{}
 	case errors.Is(err, store.ErrUnavailable):
 		h.log.WarnContext(ctx, "too few replicas alive for the consistency level", "op", op,
@@ -55,6 +56,7 @@ func (h *Handler) storageError(ctx context.Context, op string, err error) error 
 		return ire(refused.Message)
 	}
 	h.log.ErrorContext(ctx, "storage failure", "op", op, "err", err)
+	h.observeStorageFailure(StorageFailed)
 	return &cassandra.TimedOutException{}
 }
 

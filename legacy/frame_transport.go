@@ -62,6 +62,9 @@ type frameTransport struct {
 	// writeTimeout bounds the writing of a reply (0: no limit), so that a
 	// client that reads nothing does not hold the connection forever.
 	writeTimeout time.Duration
+
+	// observer, when set, is told of the bytes of every frame.
+	observer Observer
 }
 
 var _ thrift.TRichTransport = (*frameTransport)(nil)
@@ -92,6 +95,9 @@ func (t *frameTransport) readFrame() error {
 			err = io.ErrUnexpectedEOF
 		}
 		return fmt.Errorf("read frame of %d bytes: %w", size, err)
+	}
+	if t.observer != nil {
+		t.observer.BytesReceived(frameHeaderLen + int(size))
 	}
 	return nil
 }
@@ -188,7 +194,10 @@ func (t *frameTransport) Flush(ctx context.Context) error {
 	if t.writeTimeout > 0 {
 		_ = t.conn.SetWriteDeadline(time.Now().Add(t.writeTimeout))
 	}
-	_, err := t.conn.Write(t.reply)
+	n, err := t.conn.Write(t.reply)
+	if t.observer != nil {
+		t.observer.BytesSent(n)
+	}
 	t.discardReply()
 	t.flushes++
 	if err != nil {

@@ -28,6 +28,9 @@ type HandlerConfig struct {
 	// Auth checks logins; nil accepts every login and requires none
 	// (Cassandra's AllowAllAuthenticator).
 	Auth Authenticator
+	// StorageObserver, when set, is told of the engine's failures, for
+	// metrics (see metrics.go).
+	StorageObserver StorageObserver
 }
 
 // Handler answers the Cassandra Thrift API over a storage engine. One

@@ -33,9 +33,11 @@ func (t RequestTimeouts) For(method string) time.Duration {
 	return 0
 }
 
-// middleware wraps every method of the generated processor: it puts the
-// method's deadline on the handler's context.
+// middleware wraps every method of the generated processor: it reports
+// the calls to the observer (metrics.go) and puts the method's deadline on
+// the handler's context.
 func (s *Server) middleware(name string, next thrift.TProcessorFunction) thrift.TProcessorFunction {
+	next = s.observed(name, next)
 	timeout := s.cfg.RequestTimeouts.For(name)
 	if timeout <= 0 {
 		return next
@@ -56,6 +58,9 @@ func (s *Server) admit() bool {
 		return true
 	}
 	s.refused++
+	if s.cfg.Observer != nil {
+		s.cfg.Observer.ConnectionRefused(RefusedMaxConnections)
+	}
 	if now := time.Now(); now.Sub(s.lastRefusalLog) >= time.Second {
 		s.logger.Warn("thrift server: max_connections reached; refusing connections",
 			"max_connections", s.cfg.MaxConnections, "refused", s.refused)

@@ -274,6 +274,7 @@ func (h *Handler) schemaError(ctx context.Context, err error) error {
 		return ie
 	}
 	h.log.ErrorContext(ctx, "schema change failed", "err", err)
+	h.observeStorageFailure(StorageFailed)
 	return errSchemaStorage
 }
 

@@ -73,6 +73,9 @@ type ServerConfig struct {
 	IdleTimeout time.Duration
 	// RequestTimeouts are the deadlines of the calls.
 	RequestTimeouts RequestTimeouts
+	// Observer, when set, is told of every call, connection and frame,
+	// for metrics (see metrics.go).
+	Observer Observer
 }
 
 // DefaultHandshakeTimeout bounds a TLS handshake when ServerConfig sets no
@@ -258,6 +261,9 @@ func (s *Server) startConn(ctx context.Context, nc net.Conn) {
 	if s.closing.Load() {
 		s.mu.Unlock()
 		_ = nc.Close()
+		if s.cfg.Observer != nil {
+			s.cfg.Observer.ConnectionRefused(RefusedShuttingDown)
+		}
 		return
 	}
 	if !s.admit() {
@@ -273,6 +279,9 @@ func (s *Server) startConn(ctx context.Context, nc net.Conn) {
 	s.conns[c] = struct{}{}
 	s.connsDone.Add(1)
 	s.mu.Unlock()
+	if s.cfg.Observer != nil {
+		s.cfg.Observer.ConnectionOpened()
+	}
 
 	go func() {
 		defer s.connsDone.Done()
@@ -285,6 +294,9 @@ func (s *Server) forget(c *serverConn) {
 	s.mu.Lock()
 	delete(s.conns, c)
 	s.mu.Unlock()
+	if s.cfg.Observer != nil {
+		s.cfg.Observer.ConnectionClosed()
+	}
 }
 
 // Shutdown stops the server gracefully: it stops accepting, lets the calls

@@ -40,6 +40,7 @@ type serverConn struct {
 func newServerConn(s *Server, nc net.Conn, id uint64) *serverConn {
 	frames := newFrameTransport(nc, s.frameLimit)
 	frames.writeTimeout = s.cfg.IdleTimeout
+	frames.observer = s.cfg.Observer
 	protocol := thrift.NewTBinaryProtocolConf(frames, s.protocol)
 	return &serverConn{
 		server:  s,
@@ -98,6 +99,9 @@ func (c *serverConn) handshake(ctx context.Context) bool {
 			return false
 		}
 		c.log.WarnContext(ctx, "TLS handshake failed; closing connection", "err", err)
+		if c.server.cfg.Observer != nil {
+			c.server.cfg.Observer.ConnectionRefused(RefusedTLSHandshake)
+		}
 		return false
 	}
 	st := tc.ConnectionState()
@@ -169,6 +173,7 @@ func (c *serverConn) process(ctx context.Context) (keepOpen bool) {
 		// Unreadable arguments or an unknown method: the client got an
 		// exception and the next frame starts a new message.
 		c.log.DebugContext(ctx, "thrift request refused", "method", c.in.name, "err", err)
+		c.server.observeUnknownMethod(c.in.name)
 		return true
 	default:
 		// No reply could be made (unreadable message header): closing
