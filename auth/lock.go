@@ -1,11 +1,13 @@
 package auth
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 )
 
 // LockFile is the name of the lock a running thriftd, or a user command,
@@ -43,4 +45,35 @@ func LockDir(dir string) (*Lock, error) {
 // Unlock releases the lock.
 func (l *Lock) Unlock() error {
 	return l.f.Close()
+}
+
+// UsersLockFile is the name of the lock the writers of the users file
+// hold in the data directory, so that two never lose each other's change.
+// A running thriftd only reads the file, and does not take it.
+const UsersLockFile = "thriftd-users.lock"
+
+// LockUsers takes the lock of the users file of the data directory dir,
+// waiting for another writer to finish, up to ctx's end.
+func LockUsers(ctx context.Context, dir string) (*Lock, error) {
+	path := filepath.Join(dir, UsersLockFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock the users file: %w", err)
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return &Lock{f: f}, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("lock %s: held by another thriftd user command: %w", path, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }

@@ -1,16 +1,3 @@
-// Package auth keeps thriftd's users: their bcrypt password hashes in a
-// file of the data directory, managed offline by `thriftd user`, and the
-// lock that tells a running thriftd's data directory from one at rest.
-//
-// The users live in their own file (UsersFile), not in the Badger store:
-// editing them needs neither the store nor its partitioner, so a user can
-// be added to a data directory that holds no data yet; the Thrift API,
-// which sees only the store, cannot list them; and the file is replaced
-// atomically (a temporary file, fsync, rename, fsync of the directory), so
-// a crash leaves either the old users or the new ones. A running thriftd
-// holds LockFile for its lifetime and reads the users once at start; the
-// user commands take the same lock, so they refuse to change the users
-// under a running server and never run two at a time.
 package auth
 
 import (
@@ -36,14 +23,23 @@ const Cost = 10
 // MaxPasswordLen is the longest password bcrypt can hash, in bytes.
 const MaxPasswordLen = 72
 
-// usersFileVersion is the format of the file; a file of a later format is
-// refused rather than rewritten without what it does not know.
-const usersFileVersion = 1
+// usersFileVersion is the format of the file Save writes; a file of a
+// later format is refused rather than rewritten without what it does not
+// know. Version 1 had no permissions: its users could do everything, so
+// they load as superusers (and are saved so).
+const (
+	usersFileVersion   = 2
+	usersFileVersionV1 = 1
+)
 
 // User is one user of the file.
 type User struct {
 	// Hash is the salted bcrypt hash of the password.
 	Hash string `json:"hash"`
+	// Superuser users have every permission.
+	Superuser bool `json:"superuser,omitempty"`
+	// Grants are the user's permissions, sorted by resource.
+	Grants []Grant `json:"grants,omitempty"`
 }
 
 // Users is the content of a users file.
@@ -100,8 +96,18 @@ func Load(dir string) (*Users, error) {
 	if err := json.Unmarshal(data, u); err != nil {
 		return nil, fmt.Errorf("users file %s: %w", Path(dir), err)
 	}
-	if u.Version != usersFileVersion {
-		return nil, fmt.Errorf("users file %s: format version %d, this thriftd knows %d", Path(dir), u.Version, usersFileVersion)
+	switch u.Version {
+	case usersFileVersion:
+	case usersFileVersionV1:
+		// Before permissions, a user could do everything.
+		for _, user := range u.Users {
+			if user != nil {
+				user.Superuser = true
+			}
+		}
+		u.Version = usersFileVersion
+	default:
+		return nil, fmt.Errorf("users file %s: format version %d, this thriftd knows %d and %d", Path(dir), u.Version, usersFileVersionV1, usersFileVersion)
 	}
 	if u.Users == nil {
 		u.Users = map[string]*User{}
@@ -109,6 +115,11 @@ func Load(dir string) (*Users, error) {
 	for name, user := range u.Users {
 		if user == nil || user.Hash == "" {
 			return nil, fmt.Errorf("users file %s: user %q has no password hash", Path(dir), name)
+		}
+		for _, g := range user.Grants {
+			if err := g.check(); err != nil {
+				return nil, fmt.Errorf("users file %s: user %q: %w", Path(dir), name, err)
+			}
 		}
 	}
 	return u, nil
@@ -171,7 +182,7 @@ func (u *Users) Names() []string {
 	return names
 }
 
-// Add adds a user with a password.
+// Add adds a user with a password and no permission.
 func (u *Users) Add(name, password string) error {
 	if err := CheckName(name); err != nil {
 		return err

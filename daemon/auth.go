@@ -47,9 +47,10 @@ func (c Config) authErrors() []error {
 }
 
 // openAuth takes the lock of the data directory, which a running thriftd
-// holds so that `thriftd user` refuses to change its users under it, and
-// returns the authenticator: nil for AllowAllAuthenticator, the users of
-// the data directory for PasswordAuthenticator, which needs at least one.
+// holds, and returns the authenticator: nil for AllowAllAuthenticator;
+// for PasswordAuthenticator, which needs at least one user, the users of
+// the data directory with their permissions (Cassandra's
+// CassandraAuthorizer), read again when `thriftd user` changes them.
 func openAuth(cfg Config, logger *slog.Logger) (*auth.Lock, legacy.Authenticator, error) {
 	lock, err := auth.LockDir(cfg.DataDir)
 	if err != nil {
@@ -61,16 +62,24 @@ func openAuth(cfg Config, logger *slog.Logger) (*auth.Lock, legacy.Authenticator
 	if cfg.AuthenticatorClass() != PasswordAuthenticator {
 		return lock, nil, nil
 	}
-	users, err := auth.Load(cfg.DataDir)
+	live, err := auth.OpenLive(cfg.DataDir, logger)
 	if err != nil {
 		lock.Unlock()
 		return nil, nil, err
 	}
+	users := live.Users()
 	if len(users.Users) == 0 {
 		lock.Unlock()
 		return nil, nil, fmt.Errorf("authenticator %s: no users in %s; add one with `thriftd user add NAME --data-dir %s` (it reads the password from standard input)",
 			PasswordAuthenticator, auth.Path(cfg.DataDir), cfg.DataDir)
 	}
-	logger.Info("authentication required", "authenticator", PasswordAuthenticator, "users", len(users.Users))
-	return lock, users, nil
+	superusers := 0
+	for _, u := range users.Users {
+		if u.Superuser {
+			superusers++
+		}
+	}
+	logger.Info("authentication required", "authenticator", PasswordAuthenticator, "authorizer", "CassandraAuthorizer",
+		"users", len(users.Users), "superusers", superusers)
+	return lock, live, nil
 }

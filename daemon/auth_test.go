@@ -48,6 +48,7 @@ func startPasswordThriftd(t *testing.T, users map[string]string) string {
 	return daemontest.Start(t, cfg)
 }
 
+// addUsers adds superusers (name -> password) to the users file of dir.
 func addUsers(t *testing.T, dir string, users map[string]string) {
 	t.Helper()
 	u, err := auth.Load(dir)
@@ -56,6 +57,11 @@ func addUsers(t *testing.T, dir string, users map[string]string) {
 	}
 	for name, password := range users {
 		if err := u.Add(name, password); err != nil {
+			t.Fatal(err)
+		}
+		// Authentication alone is tested here; permissions in
+		// cmd/thriftd's TestPermissionsMatchCassandra311.
+		if err := u.SetSuperuser(name, true); err != nil {
 			t.Fatal(err)
 		}
 	}

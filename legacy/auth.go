@@ -12,11 +12,23 @@ import (
 // Authenticator checks the passwords of login, as Cassandra's
 // PasswordAuthenticator does. With HandlerConfig.Auth nil, thriftd behaves
 // as AllowAllAuthenticator: every login is accepted and nothing requires
-// one.
+// one. An Authenticator that is also an Authorizer (auth.Live is) has its
+// permissions enforced, as with Cassandra's CassandraAuthorizer; one that
+// is not lets a logged-in user do everything (AllowAllAuthorizer).
 type Authenticator interface {
 	// Authenticate reports whether password is user's. It must take about
 	// as long for an unknown user as for a wrong password.
 	Authenticate(user, password string) bool
+}
+
+// Authorizer decides what a logged-in user may do, as Cassandra's
+// CassandraAuthorizer does.
+type Authorizer interface {
+	// Permitted reports whether user may do action on family of keyspace
+	// (family "" for the keyspace, keyspace "" for every keyspace), by a
+	// permission on it or on a resource above it. It is asked on every
+	// call, so it must not do I/O each time.
+	Permitted(ctx context.Context, user, action, keyspace, family string) bool
 }
 
 // Action is one of Cassandra's permissions, in the words of its messages.
@@ -56,11 +68,38 @@ func (h *Handler) requireLogin(ctx context.Context) error {
 }
 
 // authorize checks that the session may do actions on family cf of
-// keyspace ks (cf "" for the keyspace itself). It is called where
-// Cassandra 3.11 checks access: after the keyspace and the family were
-// resolved, before anything else is validated.
+// keyspace ks (cf "" for the keyspace itself, ks "" for every keyspace),
+// in order. It is called where Cassandra 3.11 checks access: after the
+// keyspace and the family were resolved, before anything else is
+// validated. A refusal is Cassandra 3.11's: its UnauthorizedException,
+// which Thrift answers as an InvalidRequestException with the same text.
 func (h *Handler) authorize(ctx context.Context, ks, cf string, actions ...Action) error {
-	return h.requireLogin(ctx)
+	if err := h.requireLogin(ctx); err != nil {
+		return err
+	}
+	az, ok := h.cfg.Auth.(Authorizer)
+	if !ok {
+		return nil
+	}
+	user := SessionFrom(ctx).User()
+	for _, action := range actions {
+		if !az.Permitted(ctx, user, string(action), ks, cf) {
+			return iref("User %s has no %s permission on %s or any of its parents", user, action, dataResource(ks, cf))
+		}
+	}
+	return nil
+}
+
+// dataResource names a keyspace, a family of one or every keyspace as
+// Cassandra's messages do.
+func dataResource(ks, cf string) string {
+	switch {
+	case ks == "":
+		return "<all keyspaces>"
+	case cf == "":
+		return "<keyspace " + ks + ">"
+	}
+	return "<table " + ks + "." + cf + ">"
 }
 
 // tableAccess resolves a family of the session's keyspace, as table does,

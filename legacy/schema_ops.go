@@ -184,13 +184,22 @@ func (h *Handler) SystemUpdateKeyspace(ctx context.Context, ks *cassandra.KsDef)
 
 // SystemAddColumnFamily implements system_add_column_family. The family
 // goes to the keyspace its CfDef names; a session keyspace must be set, as
-// Cassandra checks the client's access through it.
+// Cassandra checks the client's access through it. Cassandra 3.11 checks
+// CREATE on the session keyspace only, so a user may add families to a
+// keyspace where it has no permission; thriftd also requires CREATE on the
+// family's own keyspace (docs/SECURITY.md).
 func (h *Handler) SystemAddColumnFamily(ctx context.Context, cf *cassandra.CfDef) (string, error) {
-	if _, err := sessionKeyspace(ctx); err != nil {
+	session, err := sessionKeyspace(ctx)
+	if err != nil {
 		return "", err
 	}
-	if err := h.authorize(ctx, cf.Keyspace, "", ActionCreate); err != nil {
+	if err := h.authorize(ctx, session, "", ActionCreate); err != nil {
 		return "", err
+	}
+	if cf.Keyspace != "" && cf.Keyspace != session {
+		if err := h.authorize(ctx, cf.Keyspace, "", ActionCreate); err != nil {
+			return "", err
+		}
 	}
 	def, err := tableDefFromThrift(cf)
 	if err != nil {

@@ -54,7 +54,7 @@ func (e usageError) Unwrap() error { return e.err }
 func run(ctx context.Context, args []string, stderr io.Writer) error {
 	// --- Authentication: thriftd user add|passwd|del|list (user.go). ---
 	if len(args) > 0 && args[0] == "user" {
-		return runUser(args[1:], os.Stdin, os.Stdout, stderr)
+		return runUser(ctx, args[1:], os.Stdin, os.Stdout, stderr)
 	}
 	// --- End of authentication. ---
 	// --- Backups: thriftd backup|restore (backup.go). ---

@@ -2,25 +2,44 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/thriftbridge/thriftbridge/auth"
 	"github.com/thriftbridge/thriftbridge/daemon"
 )
 
-const userUsage = `usage: thriftd user COMMAND [NAME] [--data-dir DIR]
+const userUsage = `usage: thriftd user COMMAND [NAME [PERMISSION]] [flags] [--data-dir DIR]
 
-Manages the users of a data directory, for --authenticator password, while
-no thriftd runs on it:
+Manages the users of a data directory for --authenticator password, and
+what each may do (Cassandra's CassandraAuthorizer). A running thriftd
+sees a change at the next login, and on other calls within a second:
 
-  add NAME      add a user; the password is read from standard input (one line)
-  passwd NAME   change a user's password, read from standard input (one line)
-  del NAME      delete a user
-  list          list the users, one name a line
+  add NAME [--superuser]
+        add a user, a superuser with --superuser; the password is read
+        from standard input (one line)
+  passwd NAME
+        change a user's password, read from standard input (one line)
+  del NAME
+        delete a user
+  grant NAME PERMISSION (--keyspace KS [--family CF] | --all-keyspaces)
+        give a user a permission on a keyspace, one family of it, or every
+        keyspace: read (Cassandra's SELECT), write (MODIFY) or schema
+        (CREATE, ALTER, DROP; ALTER and DROP on a family)
+  revoke NAME PERMISSION (--keyspace KS [--family CF] | --all-keyspaces)
+        take it back
+  grant NAME superuser, revoke NAME superuser
+        make a user a superuser (every permission), or no longer one
+  list
+        list the users, one a line: the name, a tab, and "superuser" or
+        the permissions
 
 Flags:
 `
@@ -28,23 +47,39 @@ Flags:
 // maxPasswordInput bounds what is read of standard input for a password.
 const maxPasswordInput = 4096
 
-// runUser runs `thriftd user ...` (args after "user").
-func runUser(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+// userLockTimeout bounds the wait for another user command to finish.
+const userLockTimeout = 30 * time.Second
+
+// userCommand is a parsed `thriftd user` command line.
+type userCommand struct {
+	cmd, name  string
+	superuser  bool            // add --superuser
+	permission auth.Permission // grant, revoke: "" for superuser
+	resource   auth.Resource
+}
+
+// parseUser parses the arguments of `thriftd user`, strictly: a wrong
+// command line is a usageError, reported with the usage.
+func parseUser(args []string, stderr io.Writer) (userCommand, string, error) {
 	fs := flag.NewFlagSet("thriftd user", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dataDir := fs.String("data-dir", daemon.DefaultDataDir, "the data directory of thriftd")
+	superuser := fs.Bool("superuser", false, "add: the user is a superuser")
+	keyspace := fs.String("keyspace", "", "grant, revoke: the keyspace")
+	family := fs.String("family", "", "grant, revoke: a family of the keyspace, rather than all of it")
+	allKeyspaces := fs.Bool("all-keyspaces", false, "grant, revoke: every keyspace")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, userUsage)
 		fs.PrintDefaults()
 	}
-	// Flags may come before or after the command and the name.
+	// Flags may come before or after the command and the names.
 	var words []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return err
+				return userCommand{}, "", err
 			}
-			return usageError{err: err, reported: true}
+			return userCommand{}, "", usageError{err: err, reported: true}
 		}
 		if fs.NArg() == 0 {
 			break
@@ -52,40 +87,92 @@ func runUser(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		words = append(words, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
-	wrong := func(format string, a ...any) error {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	wrong := func(format string, a ...any) (userCommand, string, error) {
 		fs.Usage()
-		return usageError{err: fmt.Errorf("user: "+format, a...)}
+		return userCommand{}, "", usageError{err: fmt.Errorf("user: "+format, a...)}
 	}
 	if len(words) == 0 {
-		return wrong("missing command (add, passwd, del or list)")
+		return wrong("missing command (add, passwd, del, grant, revoke or list)")
 	}
-	cmd, names := words[0], words[1:]
-	switch cmd {
+	uc := userCommand{cmd: words[0]}
+	args = words[1:]
+	var allowed []string
+	switch uc.cmd {
 	case "add", "passwd", "del":
-		if len(names) != 1 {
-			return wrong("%s takes one user name, got %d", cmd, len(names))
+		if len(args) != 1 {
+			return wrong("%s takes one user name, got %d", uc.cmd, len(args))
 		}
-		if err := auth.CheckName(names[0]); err != nil {
-			return wrong("%v", err)
+		if uc.cmd == "add" {
+			allowed = []string{"superuser"}
+		}
+	case "grant", "revoke":
+		if len(args) != 2 {
+			return wrong("%s takes a user name and a permission (read, write, schema or superuser), got %d arguments", uc.cmd, len(args))
+		}
+		if args[1] != "superuser" {
+			p, err := auth.ParsePermission(args[1])
+			if err != nil {
+				return wrong("%s: %v, or superuser", uc.cmd, err)
+			}
+			uc.permission = p
+			allowed = []string{"keyspace", "family", "all-keyspaces"}
+			switch {
+			case set["keyspace"] == *allKeyspaces:
+				return wrong("%s %s needs either --keyspace KS (with --family CF for one family) or --all-keyspaces", uc.cmd, p)
+			case set["family"] && !set["keyspace"]:
+				return wrong("--family needs --keyspace")
+			}
+			uc.resource = auth.Resource{Keyspace: *keyspace, Family: *family}
+			if err := uc.resource.Check(); err != nil || (set["keyspace"] && *keyspace == "") || (set["family"] && *family == "") {
+				if err == nil {
+					err = errors.New("empty keyspace or family name")
+				}
+				return wrong("%s: %v", uc.cmd, err)
+			}
 		}
 	case "list":
-		if len(names) != 0 {
+		if len(args) != 0 {
 			return wrong("list takes no argument")
 		}
 	default:
-		return wrong("unknown command %q (add, passwd, del or list)", cmd)
+		return wrong("unknown command %q (add, passwd, del, grant, revoke or list)", uc.cmd)
 	}
-	dir := *dataDir
-	if cmd != "add" {
-		if _, err := os.Stat(dir); err != nil {
+	for name := range set {
+		if name != "data-dir" && !slices.Contains(allowed, name) {
+			return wrong("--%s does not go with %s", name, strings.Join(words[:min(len(words), 3)], " "))
+		}
+	}
+	if len(args) > 0 {
+		uc.name = args[0]
+		if err := auth.CheckName(uc.name); err != nil {
+			return wrong("%v", err)
+		}
+	}
+	uc.superuser = *superuser
+	return uc, *dataDir, nil
+}
+
+// runUser runs `thriftd user ...` (args after "user"). It may run while a
+// thriftd serves the data directory: the users file is replaced whole,
+// and the writers take turns (auth.LockUsers).
+func runUser(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	uc, dir, err := parseUser(args, stderr)
+	if err != nil {
+		return err
+	}
+	if uc.cmd == "add" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("data directory: %w", err)
 		}
+	} else if _, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("data directory: %w", err)
 	}
-	lock, err := auth.LockDir(dir)
+	ctx, cancel := context.WithTimeout(ctx, userLockTimeout)
+	defer cancel()
+	lock, err := auth.LockUsers(ctx, dir)
 	if err != nil {
-		if errors.Is(err, auth.ErrLocked) {
-			return fmt.Errorf("data directory %s is in use by a running thriftd (%w); stop it to manage its users", dir, err)
-		}
 		return err
 	}
 	defer lock.Unlock()
@@ -93,38 +180,65 @@ func runUser(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	switch cmd {
+	switch uc.cmd {
 	case "list":
 		for _, name := range users.Names() {
-			fmt.Fprintln(stdout, name)
+			fmt.Fprintf(stdout, "%s\t%s\n", name, describeUser(users.Users[name]))
 		}
 		return nil
 	case "del":
-		if err := users.Delete(names[0]); err != nil {
-			return err
+		err = users.Delete(uc.name)
+	case "grant", "revoke":
+		grant := uc.cmd == "grant"
+		switch {
+		case uc.permission == "":
+			err = users.SetSuperuser(uc.name, grant)
+		case grant:
+			err = users.Grant(uc.name, uc.permission, uc.resource)
+		default:
+			err = users.Revoke(uc.name, uc.permission, uc.resource)
 		}
 	case "add", "passwd":
-		if cmd == "add" {
-			if _, ok := users.Users[names[0]]; ok {
-				return fmt.Errorf("%w: %s (use thriftd user passwd to change the password)", auth.ErrUserExists, names[0])
+		if uc.cmd == "add" {
+			if _, ok := users.Users[uc.name]; ok {
+				return fmt.Errorf("%w: %s (use thriftd user passwd to change the password)", auth.ErrUserExists, uc.name)
 			}
-		} else if _, ok := users.Users[names[0]]; !ok {
-			return fmt.Errorf("%w: %s", auth.ErrNoUser, names[0])
+		} else if _, ok := users.Users[uc.name]; !ok {
+			return fmt.Errorf("%w: %s", auth.ErrNoUser, uc.name)
 		}
-		password, err := readPassword(stdin)
-		if err != nil {
-			return err
+		password, perr := readPassword(stdin)
+		if perr != nil {
+			return perr
 		}
-		if cmd == "add" {
-			err = users.Add(names[0], password)
+		if uc.cmd == "add" {
+			err = users.Add(uc.name, password)
+			if err == nil {
+				err = users.SetSuperuser(uc.name, uc.superuser)
+			}
 		} else {
-			err = users.SetPassword(names[0], password)
-		}
-		if err != nil {
-			return err
+			err = users.SetPassword(uc.name, password)
 		}
 	}
+	if err != nil {
+		return err
+	}
 	return users.Save(dir)
+}
+
+// describeUser is what `thriftd user list` shows of a user after the
+// name: superuser, the grants, or that it has none.
+func describeUser(u *auth.User) string {
+	if u.Superuser {
+		return "superuser"
+	}
+	if len(u.Grants) == 0 {
+		return "no permissions"
+	}
+	parts := make([]string, len(u.Grants))
+	for i, g := range u.Grants {
+		parts[i] = g.String()
+	}
+	return strings.Join(parts, "; ")
 }
 
 // readPassword reads a password from standard input: one line, its line
