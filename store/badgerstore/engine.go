@@ -91,9 +91,14 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		// transaction by the memtable size, and Thrift frames reach 15 MB.
 		WithMemTableSize(128 << 20).
 		WithNumVersionsToKeep(1).
-		WithCompactL0OnClose(false)
+		WithCompactL0OnClose(false).
+		// Values in the value log (1 MB or more) are checked against
+		// their CRC when read: a damaged log is an error, not data.
+		WithVerifyValueChecksum(true)
 	if opts.InMemory {
 		bopts.Dir, bopts.ValueDir = "", ""
+	} else if err := checkDataDir(opts.Dir); err != nil { // integrity.go
+		return nil, err
 	}
 	db, err := badger.Open(bopts)
 	if err != nil {
