@@ -88,6 +88,9 @@ type Config struct {
 	ReadRequestTimeoutMS  int `yaml:"read_request_timeout_in_ms"`
 	RangeRequestTimeoutMS int `yaml:"range_request_timeout_in_ms"`
 	WriteRequestTimeoutMS int `yaml:"write_request_timeout_in_ms"`
+	// MetricsListen is the host:port of the metrics endpoint (/metrics,
+	// /healthz; see metrics.go); empty: none.
+	MetricsListen string `yaml:"metrics_listen"`
 	// --- End of production hardening. ---
 
 	// --- Backend (backend.go). ---
@@ -211,6 +214,8 @@ var settings = []setting{
 		num: func(c *Config) *int { return &c.RangeRequestTimeoutMS }},
 	{key: "write_request_timeout_in_ms", flag: "write-request-timeout-ms", usage: "milliseconds a write may take before TimedOutException (0: no limit)",
 		num: func(c *Config) *int { return &c.WriteRequestTimeoutMS }},
+	{key: "metrics_listen", flag: "metrics-listen", usage: "host:port of the HTTP endpoint of Prometheus metrics (/metrics) and health (/healthz) (empty: none)",
+		str: func(c *Config) *string { return &c.MetricsListen }},
 	// --- End of production hardening. ---
 
 	// --- Backend (backend.go). ---
@@ -394,6 +399,11 @@ func (c Config) Validate() error {
 	for _, key := range []string{"max_connections", "client_idle_timeout_ms", "read_request_timeout_in_ms", "range_request_timeout_in_ms", "write_request_timeout_in_ms"} {
 		if v := *settingByKey(key).num(&c); v < 0 {
 			invalid(key, v, "must be 0 (no limit) or more")
+		}
+	}
+	if c.MetricsListen != "" {
+		if err := validateListen(c.MetricsListen); err != nil {
+			invalid("metrics_listen", c.MetricsListen, err.Error()+" (or empty: no metrics endpoint)")
 		}
 	}
 	errs = append(errs, c.authErrors()...) // authentication

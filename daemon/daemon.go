@@ -29,6 +29,10 @@ type Daemon struct {
 	// admin serves online backups on the data directory's admin socket
 	// (admin.go); nil when the socket's path is too long.
 	admin *adminServer
+
+	// metrics are the Prometheus metrics and the /metrics and /healthz
+	// endpoint (metrics.go); nil without metrics_listen.
+	metrics *metrics
 }
 
 // Option changes how Start runs thriftd, beyond its settings.
@@ -95,6 +99,8 @@ func Start(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option)
 		}
 	}
 	// --- End of authentication. ---
+	mx := newMetrics(cfg, engine, logger) // metrics.go
+	serverCfg.Observer = mx.observer()
 	handler := legacy.NewHandler(engine, legacy.HandlerConfig{
 		ClusterName:  cfg.ClusterName,
 		APIVersion:   cfg.APIVersion,
@@ -103,6 +109,8 @@ func Start(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option)
 		InitialToken: cfg.InitialToken,
 		Now:          o.now,
 		Auth:         authn,
+
+		StorageObserver: mx.storageObserver(),
 	}, logger)
 	var served cassandra.Cassandra = handler
 	if o.wrapHandler != nil {
@@ -136,6 +144,9 @@ func Start(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option)
 		d.served = srv.Serve(context.WithoutCancel(ctx))
 		close(d.done)
 	}()
+	if err := d.serveMetrics(cfg, mx, logger); err != nil {
+		return nil, errors.Join(err, d.Stop(ctx))
+	}
 	return d, nil
 }
 
@@ -151,8 +162,14 @@ func (d *Daemon) Done() <-chan struct{} { return d.done }
 // store. It returns the first failure: of the shutdown, of serving, of
 // closing the store.
 func (d *Daemon) Stop(ctx context.Context) error {
+	d.metrics.beginStop()
 	err := d.server.Shutdown(ctx)
 	<-d.done
+	// The metrics endpoint stops before the store closes: no scrape
+	// reads a closed store.
+	if merr := d.metrics.shutdown(ctx); merr != nil && err == nil {
+		err = merr
+	}
 	if err == nil && d.served != nil && !errors.Is(d.served, legacy.ErrServerClosed) {
 		err = d.served
 	}
