@@ -287,15 +287,22 @@ func (h *Handler) DescribeSplitsEx(ctx context.Context, cf, start, end string, k
 	return splits, nil
 }
 
-// clusterSplits are the splits of a cluster engine.
+// clusterSplits are the splits of a cluster engine. As Cassandra 3.11
+// (CASSANDRA-7322), a split's row count is never below the family's
+// min_index_interval (128 by default), so that no client takes a split
+// for empty: rows not yet flushed have no estimate.
 func (h *Handler) clusterSplits(ctx context.Context, src store.SplitSource, t *store.Table, start, end string, keysPerSplit int32) ([]*cassandra.CfSplit, error) {
 	splits, err := src.Splits(ctx, t, start, end, int(keysPerSplit))
 	if err != nil {
 		return nil, h.storageError(ctx, "describe_splits_ex", err)
 	}
+	floor := int64(128)
+	if p := t.Def.MinIndexInterval; p != nil {
+		floor = int64(*p)
+	}
 	out := make([]*cassandra.CfSplit, len(splits))
 	for i, s := range splits {
-		out[i] = &cassandra.CfSplit{StartToken: s.Start, EndToken: s.End, RowCount: s.Rows}
+		out[i] = &cassandra.CfSplit{StartToken: s.Start, EndToken: s.End, RowCount: max(s.Rows, floor)}
 	}
 	return out, nil
 }

@@ -25,7 +25,7 @@ const ringSize float64 = 1 << 64
 // node is asked for its own estimates; rows are assumed spread evenly
 // over the tokens of an estimated range, as Murmur3 spreads them. A
 // table no node has estimates for yet (data only in memtables) is one
-// split of 0 rows, as Cassandra 3.11's describe_splits_ex answers then.
+// split of 0 rows, as Cassandra 3.11 cuts a range it has no sample of.
 func (e *Engine) Splits(ctx context.Context, t *store.Table, start, end string, rowsPerSplit int) ([]store.Split, error) {
 	s, err := strconv.ParseInt(start, 10, 64)
 	if err != nil {
@@ -155,7 +155,13 @@ func cutRange(start int64, length uint64, estimates []rangeEstimate, rowsPerSpli
 		}
 		acc += density * float64(p.hi-lo)
 	}
-	if left < length || len(splits) == 0 {
+	switch {
+	case len(splits) > 0 && acc < target/2:
+		// A remainder of less than half a split joins the last one.
+		last := &splits[len(splits)-1]
+		last.End = token(length)
+		last.Rows += int64(math.Round(acc))
+	case left < length || len(splits) == 0:
 		splits = append(splits, store.Split{Start: token(left), End: token(length), Rows: int64(math.Round(acc))})
 	}
 	return splits
