@@ -144,13 +144,22 @@ func TestCQLOverThriftOnCluster(t *testing.T) {
 				_, err := s.c.ExecutePreparedCql3Query(callCtx(t), prep.ItemId, nil, cassandra.ConsistencyLevel_ONE)
 				return err
 			}},
-			{call: func() error { _, err := s.exec(t, `SELECT * FROM t WHERE k = ?`, cassandra.ConsistencyLevel_ONE); return err }},
+			{call: func() error {
+				_, err := s.exec(t, `SELECT * FROM t WHERE k = ?`, cassandra.ConsistencyLevel_ONE)
+				return err
+			}},
 			{call: func() error {
 				_, err := s.c.ExecutePreparedCql3Query(callCtx(t), prep.ItemId+1, nil, cassandra.ConsistencyLevel_ONE)
 				return err
 			}},
-			{call: func() error { _, err := s.exec(t, `SELECT * FROM no_such_table`, cassandra.ConsistencyLevel_ONE); return err }, clusterWords: true},
-			{call: func() error { _, err := s.exec(t, `USE no_such_keyspace_anywhere`, cassandra.ConsistencyLevel_ONE); return err }},
+			{call: func() error {
+				_, err := s.exec(t, `SELECT * FROM no_such_table`, cassandra.ConsistencyLevel_ONE)
+				return err
+			}, clusterWords: true},
+			{call: func() error {
+				_, err := s.exec(t, `USE no_such_keyspace_anywhere`, cassandra.ConsistencyLevel_ONE)
+				return err
+			}},
 			// One node cannot meet THREE, nor ALL of a keyspace of
 			// replication factor 2.
 			{call: func() error { _, err := s.exec(t, `SELECT * FROM t`, cassandra.ConsistencyLevel_THREE); return err }},

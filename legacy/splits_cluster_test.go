@@ -44,7 +44,10 @@ func TestClusterSplitsWithoutEstimates(t *testing.T) {
 		t.Fatalf("splits %v do not cover (0, 0]", got)
 	}
 	for _, bad := range []func() error{
-		func() error { _, err := dial(t, td.addr).DescribeSplitsEx(callCtx(t), "Standard1", "0", "0", 10); return err },
+		func() error {
+			_, err := dial(t, td.addr).DescribeSplitsEx(callCtx(t), "Standard1", "0", "0", 10)
+			return err
+		},
 	} {
 		if _, ok := bad().(*cassandra.InvalidRequestException); !ok {
 			t.Error("describe_splits_ex without a keyspace: want InvalidRequestException")
