@@ -34,6 +34,9 @@ func (e *Engine) Apply(ctx context.Context, b *store.Batch) error {
 			return err
 		}
 	}
+	if err := e.disk.check(); err != nil {
+		return err
+	}
 	if b.Atomic {
 		err := e.applyWithRetry(ctx, b.Rows)
 		if errors.Is(err, badger.ErrTxnTooBig) {

@@ -26,6 +26,9 @@ func (e *Engine) ApplyIf(ctx context.Context, m *store.RowMutation, cond *store.
 	if err := checkTable(m.Table); err != nil {
 		return false, err
 	}
+	if err := e.disk.check(); err != nil {
+		return false, err
+	}
 	if err := cond.Validate(m.Table); err != nil {
 		return false, err
 	}

@@ -64,6 +64,9 @@ type Engine struct {
 
 	stop     chan struct{}
 	dropKick chan struct{}
+	// disk refuses writes on a nearly full disk (diskspace.go); nil in
+	// memory.
+	disk *diskGuard
 	bg       sync.WaitGroup
 }
 
@@ -112,6 +115,12 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		rowLocks: newRowLocks(),
 		stop:     make(chan struct{}),
 		dropKick: make(chan struct{}, 1),
+	}
+	if !opts.InMemory {
+		if e.disk, err = newDiskGuard(opts.Dir, bopts.MemTableSize, opts.Logger); err != nil {
+			db.Close()
+			return nil, err
+		}
 	}
 	if err := e.checkPartitioner(); err != nil {
 		db.Close()
