@@ -120,6 +120,8 @@ type Config struct {
 	CQLTLSKey        string `yaml:"cql_tls_key"`
 	CQLTLSServerName string `yaml:"cql_tls_server_name"`
 	// --- End of backend. ---
+
+	RingConfig `yaml:",inline"` // --advertise, --peers (ring.go)
 }
 
 // DefaultConfig returns the settings used where neither the config
@@ -244,6 +246,7 @@ var settings = []setting{
 	{key: "cql_tls_server_name", flag: "cql-tls-server-name", usage: "name to verify the nodes' certificates against (default: each node's address); turns TLS on",
 		str: func(c *Config) *string { return &c.CQLTLSServerName }},
 	// --- End of backend. ---
+	advertiseSetting, peersSetting, // ring.go
 }
 
 // copyTo copies the setting's value from src to dst.
@@ -409,6 +412,7 @@ func (c Config) Validate() error {
 	errs = append(errs, c.authErrors()...) // authentication
 	// Backend.
 	errs = append(errs, c.backendErrors()...)
+	errs = append(errs, c.ringErrors()...) // ring.go
 	return errors.Join(errs...)
 }
 

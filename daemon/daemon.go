@@ -107,6 +107,7 @@ func Start(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option)
 		Snitch:       cfg.SnitchClass(),
 		RPCAddress:   cfg.Listen,
 		InitialToken: cfg.InitialToken,
+		Ring:         cfg.RingConfig.handlerRing(),
 		Now:          o.now,
 		Auth:         authn,
 
