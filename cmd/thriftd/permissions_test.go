@@ -271,6 +271,8 @@ type permServer struct {
 	superuser, superPassword string
 	// addUser creates user with password and the row's permissions.
 	addUser func(t *testing.T, user, password string, row permRow, ks string)
+	// anonymous calls are made without logging in.
+	anonymous bool
 }
 
 func dialPerm(t *testing.T, addr string) *cassandra.CassandraClient {
@@ -331,11 +333,11 @@ func (s permServer) createKeyspace(t *testing.T, name string) {
 
 // runPermMatrix runs every call of every row on s and returns the lines
 // "row call: outcome". Users are named prefix-row.
-func runPermMatrix(t *testing.T, s permServer, e permEnv, prefix string) []string {
+func runPermMatrix(t *testing.T, s permServer, e permEnv, prefix string, rows []permRow) []string {
 	ctx := context.Background()
 	t.Cleanup(func() { s.dropKeyspaces(t, e.ks, e.other, e.newKs) })
 	var lines []string
-	for _, row := range permRows {
+	for _, row := range rows {
 		s.dropKeyspaces(t, e.ks, e.other, e.newKs)
 		s.createKeyspace(t, e.ks)
 		s.createKeyspace(t, e.other)
@@ -344,8 +346,10 @@ func runPermMatrix(t *testing.T, s permServer, e permEnv, prefix string) []strin
 		s.addUser(t, user, password, row, e.ks)
 		for _, call := range permCalls() {
 			c := dialPerm(t, s.addr)
-			if err := loginAs(ctx, c, user, password); err != nil {
-				t.Fatalf("%s: login as %s: %v", row.name, user, err)
+			if !s.anonymous {
+				if err := loginAs(ctx, c, user, password); err != nil {
+					t.Fatalf("%s: login as %s: %v", row.name, user, err)
+				}
 			}
 			ks := e.ks
 			if call.keyspace != nil {
@@ -475,20 +479,16 @@ func TestPermissionsMatchCassandra311(t *testing.T) {
 	prefix = "u" + prefix
 	var want []string
 	if node := cassandraPermServer(t); node != nil {
-		want = runPermMatrix(t, *node, e, prefix)
+		want = runPermMatrix(t, *node, e, prefix, permRows)
 		golden.Check(t, permissionsGolden, []byte(strings.Join(want, "\n")+"\n"))
 	} else {
 		t.Log("!!! CASSANDRA_THRIFT_AUTH or CASSANDRA_HOSTS_AUTH unset: thriftd is compared with the answers Cassandra 3.11 gave last, " + permissionsGolden + " !!!")
-		data, err := os.ReadFile(golden.Path(t, permissionsGolden))
-		if err != nil {
-			t.Fatal(err)
-		}
-		want = strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+		want = readPermGolden(t)
 	}
 	if golden.Update() {
 		return
 	}
-	got := runPermMatrix(t, thriftdPermServer(t), e, prefix)
+	got := runPermMatrix(t, thriftdPermServer(t), e, prefix, permRows)
 	if len(got) != len(want) {
 		t.Fatalf("thriftd gave %d answers, Cassandra 3.11 %d", len(got), len(want))
 	}
@@ -505,4 +505,98 @@ func TestPermissionsMatchCassandra311(t *testing.T) {
 			t.Errorf("%s: thriftd %s\n\tCassandra 3.11 %s", wm[1], gm[2], wm[2])
 		}
 	}
+}
+
+// readPermGolden returns the lines of permissionsGolden.
+func readPermGolden(t *testing.T) []string {
+	t.Helper()
+	data, err := os.ReadFile(golden.Path(t, permissionsGolden))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+}
+
+// TestPermissionsOffAllowEverything: with the default authenticator
+// (AllowAllAuthenticator), a client, logged in as anyone or not logged
+// in, may do what a superuser may do on Cassandra 3.11.
+func TestPermissionsOffAllowEverything(t *testing.T) {
+	var superuser []string
+	for _, line := range readPermGolden(t) {
+		if rest, ok := strings.CutPrefix(line, "superuser "); ok {
+			superuser = append(superuser, rest)
+		}
+	}
+	_, addr := startChild(t, "--data-dir", t.TempDir())
+	for _, anonymous := range []bool{false, true} {
+		e := permEnv{ks: "perm_open", other: "perm_open_other", newKs: "perm_open_new"}
+		s := permServer{addr: addr, superuser: "anyone", superPassword: "anything", anonymous: anonymous,
+			addUser: func(*testing.T, string, string, permRow, string) {}}
+		got := runPermMatrix(t, s, e, "anyone", []permRow{{name: "open"}})
+		for i := range got {
+			got[i] = strings.TrimPrefix(got[i], "open ")
+		}
+		if strings.Join(got, "\n") != strings.Join(superuser, "\n") {
+			t.Errorf("with authentication off (anonymous %v), thriftd answers\n%s\nwhere a superuser of Cassandra 3.11 has\n%s",
+				anonymous, strings.Join(got, "\n"), strings.Join(superuser, "\n"))
+		}
+	}
+}
+
+// TestPermissionChangesWithoutRestart: grants, revokes and deleted users
+// take effect on a running thriftd, on a connection logged in before the
+// change.
+func TestPermissionChangesWithoutRestart(t *testing.T) {
+	dir := t.TempDir()
+	user := func(stdin string, args ...string) {
+		t.Helper()
+		if status, _, stderr := runUserCmd(t, stdin, append(args, "--data-dir", dir)...); status != 0 {
+			t.Fatalf("thriftd %v: exit %d: %s", args, status, stderr)
+		}
+	}
+	user("root pw\n", "user", "add", "root", "--superuser")
+	user("alice pw\n", "user", "add", "alice")
+	_, addr := startChild(t, "--data-dir", dir, "--authenticator", "password")
+	s := permServer{addr: addr, superuser: "root", superPassword: "root pw"}
+	s.createKeyspace(t, "live")
+
+	ctx := context.Background()
+	c := dialPerm(t, addr)
+	if err := loginAs(ctx, c, "alice", "alice pw"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetKeyspace(ctx, "live"); err != nil {
+		t.Fatal(err)
+	}
+	parent := &cassandra.ColumnParent{ColumnFamily: "cf"}
+	pred := &cassandra.SlicePredicate{SliceRange: &cassandra.SliceRange{Start: []byte{}, Finish: []byte{}, Count: 10}}
+	read := func() string {
+		_, err := c.GetSlice(ctx, []byte("k"), parent, pred, cassandra.ConsistencyLevel_ONE)
+		return permOutcome("", err, permEnv{ks: "live", other: "-", newKs: "-"}, "alice")
+	}
+	const refused = "InvalidRequestException: User USER has no SELECT permission on <table KS.cf> or any of its parents"
+	// awaitRead polls until a read answers want: the server looks at the
+	// users file at most a second apart; 30 seconds is ample.
+	awaitRead := func(what, want string) {
+		t.Helper()
+		var got string
+		for range 300 {
+			if got = read(); got == want {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Fatalf("%s: a read answers %s, want %s", what, got, want)
+	}
+	if got := read(); got != refused {
+		t.Fatalf("read before any grant: %s", got)
+	}
+	user("", "user", "grant", "alice", "read", "--keyspace", "live", "--family", "cf")
+	awaitRead("after grant", "OK")
+	user("", "user", "revoke", "alice", "read", "--keyspace", "live", "--family", "cf")
+	awaitRead("after revoke", refused)
+	user("", "user", "grant", "alice", "superuser")
+	awaitRead("after grant superuser", "OK")
+	user("", "user", "del", "alice")
+	awaitRead("after del", refused)
 }
