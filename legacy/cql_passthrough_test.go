@@ -160,8 +160,7 @@ func TestCQLOverThriftOnCluster(t *testing.T) {
 				_, err := s.exec(t, `USE no_such_keyspace_anywhere`, cassandra.ConsistencyLevel_ONE)
 				return err
 			}},
-			// One node cannot meet THREE, nor ALL of a keyspace of
-			// replication factor 2.
+			// One node cannot meet THREE, nor TWO.
 			{call: func() error { _, err := s.exec(t, `SELECT * FROM t`, cassandra.ConsistencyLevel_THREE); return err }},
 			{call: func() error {
 				_, err := s.exec(t, `INSERT INTO t (k, i) VALUES ('c', 3)`, cassandra.ConsistencyLevel_TWO)

@@ -1,0 +1,57 @@
+package legacy_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/thriftbridge/thriftbridge/internal/testcluster"
+	"github.com/thriftbridge/thriftbridge/legacy"
+	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
+)
+
+// TestClusterConsistencyLevels: the level of each Thrift data call reaches
+// the cluster. On the one-node Cassandra 5.0, ONE and ALL (of replication
+// factor 1) are met; TWO and THREE are not, and the calls answer
+// UnavailableException, as Cassandra 3.11 answers on its own single node:
+// nothing is written, and the connection goes on.
+func TestClusterConsistencyLevels(t *testing.T) {
+	td := startClusterThriftd(t, legacy.HandlerConfig{})
+	sides := map[string]string{"thriftd on Cassandra 5.0": td.addr}
+	if ref := referenceThrift(t); ref != "" {
+		sides["Cassandra 3.11"] = ref
+	}
+	for name, addr := range sides {
+		c := dial(t, addr)
+		addKeyspace(t, c, testcluster.Keyspace("tb_levels"))
+		parent := &cassandra.ColumnParent{ColumnFamily: "Standard1"}
+		path := &cassandra.ColumnPath{ColumnFamily: "Standard1", Column: []byte("c")}
+		ts := int64(1)
+		insert := func(key string, cl cassandra.ConsistencyLevel) error {
+			return c.Insert(callCtx(t), []byte(key), parent, &cassandra.Column{Name: []byte("c"), Value: []byte("v"), Timestamp: &ts}, cl)
+		}
+		for _, cl := range []cassandra.ConsistencyLevel{cassandra.ConsistencyLevel_ONE, cassandra.ConsistencyLevel_ALL, cassandra.ConsistencyLevel_QUORUM, cassandra.ConsistencyLevel_LOCAL_ONE} {
+			if err := insert("k-"+cl.String(), cl); err != nil {
+				t.Errorf("%s: insert at %v: %v", name, cl, err)
+			}
+			if _, err := c.Get(callCtx(t), []byte("k-"+cl.String()), path, cl); err != nil {
+				t.Errorf("%s: get at %v: %v", name, cl, err)
+			}
+		}
+		for _, cl := range []cassandra.ConsistencyLevel{cassandra.ConsistencyLevel_TWO, cassandra.ConsistencyLevel_THREE} {
+			if got := exceptionOf(insert("never", cl)); got != "UnavailableException" {
+				t.Errorf("%s: insert at %v: %s, want UnavailableException", name, cl, got)
+			}
+			if _, err := c.GetSlice(callCtx(t), []byte("k-ONE"), parent, &cassandra.SlicePredicate{ColumnNames: [][]byte{[]byte("c")}}, cl); exceptionOf(err) != "UnavailableException" {
+				t.Errorf("%s: get_slice at %v: %s, want UnavailableException", name, cl, exceptionOf(err))
+			}
+			mutation := map[string]map[string][]*cassandra.Mutation{"never": {"Standard1": {{ColumnOrSupercolumn: &cassandra.ColumnOrSuperColumn{Column: &cassandra.Column{Name: []byte("c"), Value: []byte("v"), Timestamp: &ts}}}}}}
+			if got := exceptionOf(c.BatchMutate(callCtx(t), mutation, cl)); got != "UnavailableException" {
+				t.Errorf("%s: batch_mutate at %v: %s, want UnavailableException", name, cl, got)
+			}
+		}
+		var nf *cassandra.NotFoundException
+		if _, err := c.Get(callCtx(t), []byte("never"), path, cassandra.ConsistencyLevel_ONE); !errors.As(err, &nf) {
+			t.Errorf("%s: after the refused writes, get answers %v, want NotFoundException", name, err)
+		}
+	}
+}
