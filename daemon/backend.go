@@ -158,15 +158,21 @@ func openEngine(ctx context.Context, cfg Config, part partition.Partitioner, log
 	if cfg.CommitlogSync == CommitlogSyncBatch {
 		sync = badgerstore.SyncBatch
 	}
-	return badgerstore.Open(ctx, badgerstore.Options{
-		Dir:         b.Dir,
-		Partitioner: part,
-		Sync:        sync,
-		SyncPeriod:  cfg.CommitlogSyncPeriod(),
-		Logger:      logger,
-		Now:         o.now,
-		GCInterval:  o.gcInterval,
+	e, err := badgerstore.Open(ctx, badgerstore.Options{
+		Dir:          b.Dir,
+		Partitioner:  part,
+		Sync:         sync,
+		SyncPeriod:   cfg.CommitlogSyncPeriod(),
+		Logger:       logger,
+		Now:          o.now,
+		GCInterval:   o.gcInterval,
+		MemoryBudget: int64(cfg.MemoryMB) << 20,
 	})
+	if err != nil {
+		return nil, err
+	}
+	limitGoMemory(e.Memory(), logger) // memory.go
+	return e, nil
 }
 
 // openCQL connects the CQL backend. An unreachable cluster, a refused

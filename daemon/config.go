@@ -56,6 +56,9 @@ type Config struct {
 	CommitlogSync string `yaml:"commitlog_sync"`
 	// CommitlogSyncPeriodMS is the sync period in periodic mode.
 	CommitlogSyncPeriodMS int `yaml:"commitlog_sync_period_ms"`
+	// MemoryMB is the memory budget of the store, in MiB: it sizes its
+	// memtables and caches and the Go runtime's memory limit.
+	MemoryMB int `yaml:"memory_mb"`
 	// APIVersion is what describe_version answers.
 	APIVersion string `yaml:"api_version"`
 	// MaxFrameMB is the largest Thrift frame accepted, in MiB.
@@ -134,6 +137,7 @@ func DefaultConfig() Config {
 		ClusterName:           DefaultClusterName,
 		CommitlogSync:         CommitlogSyncPeriodic,
 		CommitlogSyncPeriodMS: DefaultCommitlogSyncPeriodMS,
+		MemoryMB:              DefaultMemoryMB,
 		APIVersion:            DefaultAPIVersion,
 		MaxFrameMB:            legacy.DefaultMaxFrameMB,
 		Snitch:                DefaultSnitch,
@@ -177,6 +181,8 @@ var settings = []setting{
 		str: func(c *Config) *string { return &c.CommitlogSync }},
 	{key: "commitlog_sync_period_ms", usage: "sync period in periodic mode, in milliseconds",
 		num: func(c *Config) *int { return &c.CommitlogSyncPeriodMS }},
+	{key: "memory_mb", flag: "memory", usage: "memory budget of the store in MiB: memtables, block cache, Go memory limit",
+		num: func(c *Config) *int { return &c.MemoryMB }},
 	{key: "api_version", flag: "api-version", usage: "Thrift API version reported by describe_version",
 		str: func(c *Config) *string { return &c.APIVersion }},
 	{key: "max_frame_mb", flag: "max-frame-mb", usage: "largest Thrift frame accepted, in MiB",
@@ -382,6 +388,9 @@ func (c Config) Validate() error {
 	}
 	if c.CommitlogSyncPeriodMS <= 0 {
 		invalid("commitlog_sync_period_ms", c.CommitlogSyncPeriodMS, "must be a positive number of milliseconds")
+	}
+	if c.MemoryMB < minMemoryMB || c.MemoryMB > maxMemoryMB {
+		invalid("memory_mb", c.MemoryMB, fmt.Sprintf("must be between %d and %d", minMemoryMB, maxMemoryMB))
 	}
 	if !apiVersionPattern.MatchString(c.APIVersion) {
 		invalid("api_version", c.APIVersion, "must be major.minor.patch, e.g. 19.39.0")

@@ -32,7 +32,7 @@ func TestDefaultConfig(t *testing.T) {
 		Listen: "127.0.0.1:9160", DataDir: "./data", Partitioner: "Murmur3Partitioner",
 		ClusterName: "Test Cluster", CommitlogSync: "periodic", CommitlogSyncPeriodMS: 10000,
 		APIVersion: "19.39.0", MaxFrameMB: 15, Snitch: "org.apache.cassandra.locator.SimpleSnitch",
-		Authenticator: "AllowAllAuthenticator",
+		Authenticator: "AllowAllAuthenticator", MemoryMB: 256,
 	}
 	// Production hardening: Cassandra's request timeouts.
 	want.ReadRequestTimeoutMS, want.RangeRequestTimeoutMS, want.WriteRequestTimeoutMS = 5000, 10000, 2000
@@ -56,6 +56,7 @@ partitioner: org.apache.cassandra.dht.RandomPartitioner
 cluster_name: Legacy
 commitlog_sync: batch
 commitlog_sync_period_ms: 50
+memory_mb: 512
 api_version: 19.36.2
 max_frame_mb: 64
 snitch: GossipingPropertyFileSnitch
@@ -70,7 +71,7 @@ authenticator: org.apache.cassandra.auth.PasswordAuthenticator
 		Listen: "0.0.0.0:19160", DataDir: "/var/lib/thriftd", Partitioner: "org.apache.cassandra.dht.RandomPartitioner",
 		ClusterName: "Legacy", CommitlogSync: "batch", CommitlogSyncPeriodMS: 50, APIVersion: "19.36.2",
 		MaxFrameMB: 64, Snitch: "GossipingPropertyFileSnitch", InitialToken: "85070591730234615865843651857942052864",
-		Authenticator: "org.apache.cassandra.auth.PasswordAuthenticator",
+		Authenticator: "org.apache.cassandra.auth.PasswordAuthenticator", MemoryMB: 512,
 	}
 	// Production hardening: the file keeps the defaults.
 	want.ReadRequestTimeoutMS, want.RangeRequestTimeoutMS, want.WriteRequestTimeoutMS = DefaultReadRequestTimeoutMS, DefaultRangeRequestTimeoutMS, DefaultWriteRequestTimeoutMS
@@ -153,6 +154,7 @@ func TestLoadConfigInvalid(t *testing.T) {
 		{"commitlog_sync_period_ms: 0\n", "invalid commitlog_sync_period_ms"},
 		{"api_version: nineteen\n", "invalid api_version"},
 		{"max_frame_mb: 0\n", "must be between 1 and 2047"},
+		{"memory_mb: 32\n", `invalid memory_mb (--memory) "32": must be between 64 and 1048576`},
 		{"max_frame_mb: 4096\n", "must be between 1 and 2047"},
 		{"max_frame_mb: lots\n", "max_frame_mb must be an integer"},
 		{"max_frame_mb: 1.5\n", "max_frame_mb must be an integer"},

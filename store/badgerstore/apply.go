@@ -15,9 +15,9 @@ import (
 
 const (
 	// Non-atomic batches are packed into transactions of at most this
-	// many operations / bytes; a row never spans two transactions.
-	packOps   = 10000
-	packBytes = 4 << 20
+	// many operations, and half the largest transaction in bytes; a row
+	// never spans two transactions.
+	packOps = 10000
 	// maxAttempts bounds the retries of a transaction that lost a
 	// write-write conflict. Data writes hold their rows' locks, so they
 	// do not lose any; the bound is a safety net.
@@ -46,7 +46,7 @@ func (e *Engine) Apply(ctx context.Context, b *store.Batch) error {
 	}
 	rows := b.Rows
 	for len(rows) > 0 {
-		n := packRows(rows)
+		n := packRows(rows, e.memory.MaxTransaction()/2)
 		if err := e.applyWithRetry(ctx, rows[:n]); err != nil {
 			if errors.Is(err, badger.ErrTxnTooBig) {
 				return store.ErrBatchTooLarge
@@ -60,13 +60,13 @@ func (e *Engine) Apply(ctx context.Context, b *store.Batch) error {
 
 // packRows returns how many leading rows fit in one transaction (at least
 // one).
-func packRows(rows []store.RowMutation) int {
-	ops, size := 0, 0
+func packRows(rows []store.RowMutation, packBytes int64) int {
+	ops, size := 0, int64(0)
 	for i := range rows {
-		rowOps, rowSize := len(rows[i].Ops), 0
+		rowOps, rowSize := len(rows[i].Ops), int64(0)
 		for j := range rows[i].Ops {
 			op := &rows[i].Ops[j]
-			rowSize += len(rows[i].Key) + len(op.Super) + len(op.Name) + len(op.Value) + 64
+			rowSize += int64(len(rows[i].Key) + len(op.Super) + len(op.Name) + len(op.Value) + 64)
 		}
 		if i > 0 && (ops+rowOps > packOps || size+rowSize > packBytes) {
 			return i

@@ -45,6 +45,9 @@ type Options struct {
 	// collected (default 10 minutes; negative: never, CollectGarbage
 	// only).
 	GCInterval time.Duration
+	// MemoryBudget sizes Badger's memtables, block cache and compactions
+	// (bytes; 0: DefaultMemoryBudget; see SizeMemory).
+	MemoryBudget int64
 }
 
 // Engine is the Badger storage engine. It implements store.Engine.
@@ -53,6 +56,8 @@ type Engine struct {
 	part partition.Partitioner
 	log  *slog.Logger
 	now  func() time.Time
+
+	memory MemorySizing
 
 	catalog atomic.Pointer[store.Catalog]
 	// writers pools the write-path scratch state (writer and its slab)
@@ -86,13 +91,14 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.SyncPeriod <= 0 {
 		opts.SyncPeriod = 10 * time.Second
 	}
-	bopts := badger.DefaultOptions(opts.Dir).
+	// A row mutation must fit in one transaction, which Badger bounds by
+	// the memtable size: the budget bounds the largest row mutation
+	// (MemorySizing.MaxTransaction).
+	memory := SizeMemory(opts.MemoryBudget)
+	bopts := memory.apply(badger.DefaultOptions(opts.Dir)).
 		WithLogger(badgerLogger{opts.Logger}).
 		WithSyncWrites(opts.Sync == SyncBatch).
 		WithInMemory(opts.InMemory).
-		// A row mutation must fit in one transaction; Badger bounds a
-		// transaction by the memtable size, and Thrift frames reach 15 MB.
-		WithMemTableSize(128 << 20).
 		WithNumVersionsToKeep(1).
 		WithCompactL0OnClose(false).
 		// Values in the value log (1 MB or more) are checked against
@@ -109,6 +115,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	e := &Engine{
 		db:       db,
+		memory:   memory,
 		part:     opts.Partitioner,
 		log:      opts.Logger,
 		now:      opts.Now,
@@ -167,6 +174,9 @@ func (e *Engine) checkPartitioner() error {
 		return nil
 	})
 }
+
+// Memory is how the engine shares its memory budget.
+func (e *Engine) Memory() MemorySizing { return e.memory }
 
 // Partitioner implements store.Engine.
 func (e *Engine) Partitioner() partition.Partitioner { return e.part }

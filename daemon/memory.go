@@ -1,0 +1,36 @@
+package daemon
+
+import (
+	"log/slog"
+	"math"
+	"runtime/debug"
+
+	"github.com/thriftbridge/thriftbridge/store/badgerstore"
+)
+
+// The memory budget (memory_mb, --memory) sizes the store's memtables,
+// block cache and compactions (badgerstore.SizeMemory) and the soft
+// memory limit of the Go runtime, so that the garbage collector returns
+// freed memtables to the system before the process grows past the budget.
+// docs/PERFORMANCE.md tells what the budget bounds and what it costs.
+
+const (
+	// DefaultMemoryMB is the default budget, in MiB.
+	DefaultMemoryMB = badgerstore.DefaultMemoryBudget >> 20
+	minMemoryMB     = 64
+	maxMemoryMB     = 1 << 20
+)
+
+// limitGoMemory sets the Go runtime's soft memory limit from the store's
+// sizing, unless one is set already (the GOMEMLIMIT environment variable,
+// or an embedding program): the limit belongs to the whole process.
+func limitGoMemory(sizing badgerstore.MemorySizing, logger *slog.Logger) {
+	if debug.SetMemoryLimit(-1) != math.MaxInt64 {
+		logger.Info("the Go memory limit is set already; the store's budget leaves it", "limit_mib", debug.SetMemoryLimit(-1)>>20)
+		return
+	}
+	debug.SetMemoryLimit(sizing.GoLimit)
+	logger.Info("memory budget", "budget_mib", sizing.Budget>>20, "memtable_mib", sizing.MemTable>>20,
+		"block_cache_mib", sizing.BlockCache>>20, "go_limit_mib", sizing.GoLimit>>20,
+		"largest_mutation_kib", sizing.MaxTransaction()>>10)
+}

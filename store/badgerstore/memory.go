@@ -1,0 +1,98 @@
+package badgerstore
+
+import (
+	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
+)
+
+// Memory. What Badger holds in memory, with its own defaults, was what
+// made thriftd's resident set reach 1.4 GiB under load:
+//
+//   - memtables: each is a skiplist arena on the Go heap (allocated whole,
+//     MemTableSize plus room for a transaction), and its write-ahead log,
+//     a memory-mapped file whose written pages count as resident too.
+//     Badger keeps the mutable one, up to NumMemtables full ones waiting
+//     for their flush and the one being flushed: with 128 MiB memtables
+//     and NumMemtables 5, up to 7 arenas of 166 MiB under a write burst.
+//   - the block cache (256 MiB by default), which holds decompressed
+//     blocks;
+//   - compaction: NumCompactors compactions build tables at once.
+//
+// A memory budget sizes them all; the process around the engine (thriftd)
+// sets the Go runtime's memory limit from the same budget. The sizes are
+// in MemorySizing, and docs/PERFORMANCE.md tells how they were chosen.
+
+// DefaultMemoryBudget is the memory budget of an engine opened without
+// one: what a small server gives a store.
+const DefaultMemoryBudget = 256 << 20
+
+// minMemoryBudget is the smallest budget accepted: below it the memtables
+// would bound transactions to a few hundred kilobytes.
+const minMemoryBudget = 64 << 20
+
+// MemorySizing is how a memory budget is shared among Badger's
+// structures.
+type MemorySizing struct {
+	// Budget is the budget the sizes come from, in bytes.
+	Budget int64
+	// MemTable is Badger's MemTableSize: a memtable is flushed once it
+	// holds this much. Badger bounds a transaction, so the largest row
+	// mutation, to 15% of it (MaxTransaction).
+	MemTable int64
+	// NumMemtables is how many full memtables may wait for their flush.
+	NumMemtables int
+	// BlockCache is the size of the cache of table blocks.
+	BlockCache int64
+	// Compactors is the number of concurrent compactions.
+	Compactors int
+	// ValueLogFile is the size of a value log file. Values of 1 MiB and
+	// more go to the value log, a memory-mapped file whose written pages
+	// stay resident while it is open.
+	ValueLogFile int64
+	// GoLimit is the soft limit of the Go runtime's memory that the
+	// process should set (runtime/debug.SetMemoryLimit): the budget less
+	// the write-ahead logs, which are mapped files, not Go memory.
+	GoLimit int64
+}
+
+// SizeMemory shares a budget (bytes; 0: DefaultMemoryBudget) among
+// Badger's structures: an eighth for each memtable (8 MiB to 256 MiB), at
+// most one full memtable waiting for its flush, an eighth for the block
+// cache, two compactors.
+func SizeMemory(budget int64) MemorySizing {
+	if budget <= 0 {
+		budget = DefaultMemoryBudget
+	}
+	budget = max(budget, minMemoryBudget)
+	s := MemorySizing{
+		Budget:       budget,
+		MemTable:     min(max(budget/8, 8<<20), 256<<20),
+		NumMemtables: 1,
+		BlockCache:   budget / 8,
+		Compactors:   2,
+		ValueLogFile: min(max(budget/4, 32<<20), 1<<30-1),
+	}
+	// Up to three memtables (mutable, waiting, flushing) have written
+	// pages in their logs.
+	s.GoLimit = budget - 3*s.MemTable/2
+	return s
+}
+
+// MaxTransaction is the most a transaction, so a row mutation or an
+// atomic batch, may hold: Badger refuses one over 15% of the memtable.
+func (s MemorySizing) MaxTransaction() int64 { return s.MemTable * 15 / 100 }
+
+// apply sets the sizes on Badger's options. Tables are written without
+// compression: the values thriftd stores are mostly incompressible
+// application data, and on a small machine the CPU that Snappy costs on
+// every flush, compaction and uncached read is worth more than the disk
+// it saves. Tables written compressed by an earlier version stay readable
+// (each table records its compression).
+func (s MemorySizing) apply(o badger.Options) badger.Options {
+	return o.WithMemTableSize(s.MemTable).
+		WithNumMemtables(s.NumMemtables).
+		WithBlockCacheSize(s.BlockCache).
+		WithNumCompactors(s.Compactors).
+		WithValueLogFileSize(s.ValueLogFile).
+		WithCompression(options.None)
+}
