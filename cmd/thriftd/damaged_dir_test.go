@@ -20,9 +20,9 @@ import (
 // startOrFail runs thriftd in a child process and returns either the
 // address it listens on, or its exit status and standard error when it
 // exits without listening.
-func startOrFail(t *testing.T, args ...string) (addr string, status int, stderr func() string) {
+func startOrFail(t *testing.T, args ...string) (cmd *exec.Cmd, addr string, status int, stderr func() string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd = exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childArgsEnv+"="+strings.Join(append([]string{"--listen", "127.0.0.1:0"}, args...), "\n"))
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
@@ -55,7 +55,7 @@ func startOrFail(t *testing.T, args ...string) (addr string, status int, stderr 
 	}()
 	select {
 	case addr := <-found:
-		return addr, 0, stderr
+		return cmd, addr, 0, stderr
 	case <-ended:
 		err := cmd.Wait()
 		var exit *exec.ExitError
@@ -63,11 +63,22 @@ func startOrFail(t *testing.T, args ...string) (addr string, status int, stderr 
 		if errors.As(err, &exit) {
 			status = exit.ExitCode()
 		}
-		return "", status, stderr
+		return cmd, "", status, stderr
 	case <-time.After(30 * time.Second):
 		t.Fatal("thriftd neither listened nor exited")
-		return "", 0, stderr
+		return cmd, "", 0, stderr
 	}
+}
+
+// startChildLogs runs thriftd in a child process and returns it with its
+// address once it listens, and its log so far at any time.
+func startChildLogs(t *testing.T, args ...string) (*exec.Cmd, string, func() string) {
+	t.Helper()
+	cmd, addr, status, logs := startOrFail(t, args...)
+	if addr == "" {
+		t.Fatalf("thriftd exited with status %d:\n%s", status, logs())
+	}
+	return cmd, addr, logs
 }
 
 // copyDir copies the regular files of dir into a new directory.
@@ -188,7 +199,7 @@ func TestDamagedDataDir(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			d := copyDir(t, dir)
 			tc.damage(t, d)
-			addr, status, logs := startOrFail(t, "--data-dir", d)
+			_, addr, status, logs := startOrFail(t, "--data-dir", d)
 			if addr == "" {
 				if status != 1 || !strings.Contains(logs(), d) {
 					t.Fatalf("exit %d; want 1 and a message naming %s:\n%s", status, d, logs())

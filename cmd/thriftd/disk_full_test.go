@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
+)
+
+// mountSmallFS mounts a tmpfs of size bytes on a new directory, for the
+// test only; it skips loudly where mounting is impossible (not root, no
+// mount capability).
+func mountSmallFS(t *testing.T, size string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "small")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput()
+	if err != nil {
+		t.Skipf("!!! SKIPPED: disk full: cannot mount a %s tmpfs (root and mount are needed): %v: %s !!!", size, err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", dir, err, out)
+		}
+	})
+	return dir
+}
+
+// TestDiskFull: on a nearly full disk a write fails with
+// TimedOutException (as Cassandra's fail when its commit log cannot be
+// written), the log says why, the server stays up, and reads go on.
+func TestDiskFull(t *testing.T) {
+	ctx := context.Background()
+	// thriftd keeps twice the memtable and 64 MiB free (at most 320 MiB).
+	dir := filepath.Join(mountSmallFS(t, "400m"), "data")
+	child, addr, logs := startChildLogs(t, "--data-dir", dir, "--log-level", "debug")
+	c := dialTest(t, addr)
+	createKeyspace(t, c, "full", cfDef("cf", "UTF8Type", false))
+	value := strings.Repeat("x", 256<<10)
+	acked := 0
+	var writeErr error
+	for i := 0; i < 4000 && writeErr == nil; i++ {
+		writeErr = c.Insert(ctx, []byte(fmt.Sprintf("row%05d", i)), &cassandra.ColumnParent{ColumnFamily: "cf"}, column("c", value, 1), one)
+		if writeErr == nil {
+			acked++
+		}
+	}
+	var timedOut *cassandra.TimedOutException
+	if !errors.As(writeErr, &timedOut) {
+		t.Fatalf("after %d writes of 256 KiB on a 400 MiB file system: %v; want TimedOutException\n%s", acked, writeErr, logs())
+	}
+	if !strings.Contains(logs(), "disk nearly full") {
+		t.Errorf("the log does not say the disk is full:\n%s", logs())
+	}
+	// The next writes fail alike, on this connection and on a new one.
+	c2 := dialTest(t, addr)
+	if err := c2.SetKeyspace(ctx, "full"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c2.Insert(ctx, []byte("more"), &cassandra.ColumnParent{ColumnFamily: "cf"}, column("c", "v", 1), one); !errors.As(err, &timedOut) {
+		t.Errorf("a write on a new connection: %v; want TimedOutException", err)
+	}
+	// Reads go on: every acknowledged write is there.
+	for i := 0; i < acked; i++ {
+		got, err := c.Get(ctx, []byte(fmt.Sprintf("row%05d", i)), &cassandra.ColumnPath{ColumnFamily: "cf", Column: []byte("c")}, one)
+		if err != nil || len(got.Column.Value) != len(value) {
+			t.Fatalf("read of row%05d after the disk filled: %v", i, err)
+		}
+	}
+	if v, err := c2.DescribeVersion(ctx); err != nil || v == "" {
+		t.Fatalf("describe_version: %q %v", v, err)
+	}
+	t.Logf("%d writes of 256 KiB acknowledged, then TimedOutException; reads and new connections served", acked)
+
+	// A graceful stop flushes the memtable into the reserve.
+	if err := child.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Wait(); err != nil {
+		t.Fatalf("thriftd did not stop cleanly on the full disk: %v\n%s", err, logs())
+	}
+}
