@@ -46,6 +46,8 @@ type compareConfig struct {
 	load      loadConfig
 	thriftd   string
 	cassandra string
+	// thriftdFlags are added to thriftd's command line (space-separated).
+	thriftdFlags string
 }
 
 // comparison is compare's result.
@@ -59,6 +61,8 @@ type comparison struct {
 	CassandraSkipped string        `json:"cassandra_skipped,omitempty"`
 	Echo             *report       `json:"echo"`
 	ThriftdRSS       *memoryStatus `json:"thriftd_memory,omitempty"`
+	// ThriftdFlags are the flags thriftd ran with beyond its defaults.
+	ThriftdFlags []string `json:"thriftd_flags,omitempty"`
 	// LoadBefore and LoadAfter are /proc/loadavg before the servers start
 	// and after the last mode: other work on the machine shows in them.
 	LoadBefore string       `json:"loadavg_before,omitempty"`
@@ -101,6 +105,11 @@ type goalResult struct {
 type memoryStatus struct {
 	VmHWMKiB int64 `json:"vmhwm_kib"`
 	VmRSSKiB int64 `json:"vmrss_kib"`
+	// RssAnon and RssFile split VmRSS (Linux 4.5 and later; -1 when
+	// absent): thriftd's own memory, and the pages of the files it maps
+	// (the store's tables and logs), which the kernel can reclaim.
+	RssAnonKiB int64 `json:"rssanon_kib"`
+	RssFileKiB int64 `json:"rssfile_kib"`
 }
 
 func runCompareCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -109,6 +118,7 @@ func runCompareCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 	registerLoadFlags(fs, &cc.load, false)
 	fs.StringVar(&cc.thriftd, "thriftd", "bin/thriftd", "thriftd binary to start (fresh, on a temporary data directory, default settings)")
 	fs.StringVar(&cc.cassandra, "cassandra", "127.0.0.1:19160", "Thrift address of the Cassandra 3.11 to compare with (empty: none)")
+	fs.StringVar(&cc.thriftdFlags, "thriftd-flags", "", "flags added to thriftd's command line, space-separated (e.g. '--commitlog-sync batch')")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: thriftbench compare [flags]
 
@@ -157,7 +167,7 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 		return fmt.Errorf("echo server: %w", err)
 	}
 	defer echo.stop(log)
-	td, err := startThriftd(ctx, cc.thriftd, tmp, cfg.Timeout, log)
+	td, err := startThriftd(ctx, cc.thriftd, strings.Fields(cc.thriftdFlags), tmp, cfg.Timeout, log)
 	if err != nil {
 		return fmt.Errorf("thriftd: %w", err)
 	}
@@ -203,6 +213,7 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 	} else {
 		res.ThriftdRSS = mem
 	}
+	res.ThriftdFlags = strings.Fields(cc.thriftdFlags)
 	res.Thriftd, res.Echo = reports[targets[0]], reports[echoT]
 	if cass != nil {
 		res.Cassandra = reports[cass]
@@ -291,6 +302,9 @@ func (c *comparison) fill() {
 func writeComparison(w io.Writer, c *comparison) {
 	fmt.Fprintf(w, "thriftbench compare: %s\n", c.Config.describe())
 	fmt.Fprintf(w, "%d CPUs; the load generator and every server share this machine\n", c.CPUs)
+	if len(c.ThriftdFlags) > 0 {
+		fmt.Fprintf(w, "thriftd flags: %s\n", strings.Join(c.ThriftdFlags, " "))
+	}
 	if c.LoadBefore != "" {
 		fmt.Fprintf(w, "load average before the run %s, after it %s\n", c.LoadBefore, c.LoadAfter)
 	}
@@ -322,8 +336,13 @@ func writeComparison(w io.Writer, c *comparison) {
 	}
 	writeMarkdownTable(w, rows)
 	if c.ThriftdRSS != nil {
-		fmt.Fprintf(w, "\nthriftd resident memory after the run: VmHWM %.1f MiB (peak), VmRSS %.1f MiB\n",
-			float64(c.ThriftdRSS.VmHWMKiB)/1024, float64(c.ThriftdRSS.VmRSSKiB)/1024)
+		m := c.ThriftdRSS
+		fmt.Fprintf(w, "\nthriftd resident memory after the run: VmHWM %.1f MiB (peak), VmRSS %.1f MiB",
+			float64(m.VmHWMKiB)/1024, float64(m.VmRSSKiB)/1024)
+		if m.RssAnonKiB >= 0 && m.RssFileKiB >= 0 {
+			fmt.Fprintf(w, " = RssAnon %.1f MiB + RssFile %.1f MiB (mapped files)", float64(m.RssAnonKiB)/1024, float64(m.RssFileKiB)/1024)
+		}
+		fmt.Fprintln(w)
 	}
 	if c.Thriftd.failedCalls() > 0 || c.Echo.failedCalls() > 0 || (c.Cassandra != nil && c.Cassandra.failedCalls() > 0) {
 		fmt.Fprintln(w, "\nsome calls failed: see the errors column of each server above")
@@ -413,11 +432,13 @@ func readMemoryStatus(pid int) (*memoryStatus, error) {
 }
 
 func parseMemoryStatus(r io.Reader) (*memoryStatus, error) {
-	m := &memoryStatus{VmHWMKiB: -1, VmRSSKiB: -1}
+	m := &memoryStatus{VmHWMKiB: -1, VmRSSKiB: -1, RssAnonKiB: -1, RssFileKiB: -1}
+	fields := map[string]*int64{"VmHWM": &m.VmHWMKiB, "VmRSS": &m.VmRSSKiB, "RssAnon": &m.RssAnonKiB, "RssFile": &m.RssFileKiB}
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		key, val, ok := strings.Cut(sc.Text(), ":")
-		if !ok || (key != "VmHWM" && key != "VmRSS") {
+		field := fields[key]
+		if !ok || field == nil {
 			continue
 		}
 		f := strings.Fields(val)
@@ -428,11 +449,7 @@ func parseMemoryStatus(r io.Reader) (*memoryStatus, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", key, err)
 		}
-		if key == "VmHWM" {
-			m.VmHWMKiB = n
-		} else {
-			m.VmRSSKiB = n
-		}
+		*field = n
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
@@ -527,10 +544,10 @@ func startEchoProcess(ctx context.Context, valueSize int, log *slog.Logger) (*pr
 	return p, nil
 }
 
-// startThriftd starts bin/thriftd with its default settings on a free
-// loopback port and a fresh data directory under tmp, and waits until it
-// answers.
-func startThriftd(ctx context.Context, bin, tmp string, timeout time.Duration, log *slog.Logger) (*process, error) {
+// startThriftd starts bin/thriftd with its default settings and flags on
+// a free loopback port and a fresh data directory under tmp, and waits
+// until it answers.
+func startThriftd(ctx context.Context, bin string, flags []string, tmp string, timeout time.Duration, log *slog.Logger) (*process, error) {
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("%w (make build builds it)", err)
 	}
@@ -546,7 +563,7 @@ func startThriftd(ctx context.Context, bin, tmp string, timeout time.Duration, l
 		return nil, err
 	}
 	defer logFile.Close()
-	cmd := exec.Command(bin, "--listen", addr, "--data-dir", dataDir)
+	cmd := exec.Command(bin, append([]string{"--listen", addr, "--data-dir", dataDir}, flags...)...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	p, err := startProcess("thriftd", cmd)
 	if err != nil {
