@@ -144,3 +144,26 @@ func (l *Live) Permitted(ctx context.Context, user, action, keyspace, family str
 	l.maybeRefresh(ctx)
 	return l.Users().Permitted(user, action, keyspace, family)
 }
+
+// RevokeAllOn takes from every user the permissions on family of keyspace
+// (family "" for the keyspace and its families), once it was dropped, in
+// the users file, as `thriftd user revoke` would (legacy.Revoker).
+func (l *Live) RevokeAllOn(ctx context.Context, keyspace, family string) error {
+	lock, err := LockUsers(ctx, l.dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	users, err := Load(l.dir)
+	if err != nil {
+		return err
+	}
+	if !users.RevokeAllOn(Resource{Keyspace: keyspace, Family: family}) {
+		return nil
+	}
+	if err := users.Save(l.dir); err != nil {
+		return err
+	}
+	l.Refresh(ctx)
+	return nil
+}

@@ -246,3 +246,18 @@ func (u *Users) Permitted(name, action, keyspace, family string) bool {
 	}
 	return false
 }
+
+// RevokeAllOn takes from every user the permissions on r and on what lies
+// below it (the families of a keyspace), as Cassandra revokes them when a
+// keyspace or a table is dropped; it reports whether any user had one.
+func (u *Users) RevokeAllOn(r Resource) bool {
+	changed := false
+	for _, user := range u.Users {
+		n := len(user.Grants)
+		user.Grants = slices.DeleteFunc(user.Grants, func(g Grant) bool {
+			return g.Keyspace == r.Keyspace && (r.Family == "" || g.Family == r.Family)
+		})
+		changed = changed || len(user.Grants) != n
+	}
+	return changed
+}

@@ -161,3 +161,28 @@ func TestLoadFormats(t *testing.T) {
 		}
 	}
 }
+
+// TestRevokeAllOn: a dropped family takes its grants with it; a dropped
+// keyspace those on it and on its families; the others stay.
+func TestRevokeAllOn(t *testing.T) {
+	u := usersWith(t, grant(Read, "k", ""), grant(Read, "k", "cf"), grant(Write, "k", "cnt"), grant(Read, "k2", "cf"), grant(Schema, "", ""))
+	if !u.RevokeAllOn(Resource{Keyspace: "k", Family: "cf"}) || u.Permitted("alice", "SELECT", "k2", "cnt") {
+		t.Fatal("nothing revoked on k.cf, or too much")
+	}
+	if !u.Permitted("alice", "SELECT", "k", "cf") || !u.Permitted("alice", "MODIFY", "k", "cnt") || !u.Permitted("alice", "SELECT", "k2", "cf") {
+		t.Error("revoking on k.cf took other grants")
+	}
+	if u.RevokeAllOn(Resource{Keyspace: "k", Family: "cf"}) {
+		t.Error("a second revoke on k.cf changed something")
+	}
+	if !u.RevokeAllOn(Resource{Keyspace: "k"}) {
+		t.Fatal("nothing revoked on k")
+	}
+	var got []string
+	for _, g := range u.Users["alice"].Grants {
+		got = append(got, g.String())
+	}
+	if want := "schema on <all keyspaces>|read on <table k2.cf>"; strings.Join(got, "|") != want {
+		t.Errorf("after the keyspace drop: %q, want %q", strings.Join(got, "|"), want)
+	}
+}

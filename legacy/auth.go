@@ -90,6 +90,28 @@ func (h *Handler) authorize(ctx context.Context, ks, cf string, actions ...Actio
 	return nil
 }
 
+// Revoker is an Authorizer that revokes the permissions on a keyspace or
+// family once it is dropped, as Cassandra 3.11 does, so that one created
+// again under the same name is not open to the old grantees.
+type Revoker interface {
+	// RevokeAllOn revokes every user's permissions on family of keyspace
+	// (family "" for the keyspace and all its families).
+	RevokeAllOn(ctx context.Context, keyspace, family string) error
+}
+
+// revokeAllOn revokes the permissions on a dropped keyspace or family. The
+// drop is done: a failure is logged, not answered.
+func (h *Handler) revokeAllOn(ctx context.Context, ks, cf string) {
+	r, ok := h.cfg.Auth.(Revoker)
+	if !ok {
+		return
+	}
+	if err := r.RevokeAllOn(ctx, ks, cf); err != nil {
+		h.log.ErrorContext(ctx, "dropped, but the permissions on it could not be revoked; revoke them with thriftd user revoke",
+			"resource", dataResource(ks, cf), "err", err)
+	}
+}
+
 // dataResource names a keyspace, a family of one or every keyspace as
 // Cassandra's messages do.
 func dataResource(ks, cf string) string {

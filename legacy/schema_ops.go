@@ -154,6 +154,7 @@ func (h *Handler) SystemDropKeyspace(ctx context.Context, keyspace string) (stri
 	if err := h.engine.DropKeyspace(ctx, keyspace); err != nil {
 		return "", h.schemaError(ctx, err)
 	}
+	h.revokeAllOn(ctx, keyspace, "")
 	return h.schemaVersion(), nil
 }
 
@@ -233,6 +234,7 @@ func (h *Handler) SystemDropColumnFamily(ctx context.Context, cf string) (string
 	if err := h.engine.DropTable(ctx, t.Def.Keyspace, t.Def.Name); err != nil {
 		return "", h.schemaError(ctx, err)
 	}
+	h.revokeAllOn(ctx, t.Def.Keyspace, t.Def.Name)
 	return h.schemaVersion(), nil
 }
 
