@@ -7,4 +7,9 @@
 // (see thriftd.example.yaml), then the command-line flags; package daemon
 // reads them and runs the server. SIGINT or SIGTERM stops it gracefully:
 // no new connections, in-flight calls finish, the store is closed cleanly.
+//
+//	thriftd user add|passwd|del|grant|revoke|list ... --data-dir ./data
+//
+// manages the users of --authenticator password and their permissions
+// (user.go), whether a thriftd runs on the data directory or not.
 package main
