@@ -42,11 +42,11 @@ func (e *Engine) ExecuteCQL(ctx context.Context, keyspace, statement string, val
 		}
 		return out, nil
 	}
-	q := e.session.Bind(statement, bind).Consistency(e.consistency(ctx)).WithContext(ctx)
+	q := e.session.Bind(statement, bind).Consistency(e.consistency(ctx))
 	if keyspace != "" {
 		q = q.SetKeyspace(e.opts.KeyspacePrefix + keyspace)
 	}
-	iter := q.Iter()
+	iter := q.IterContext(ctx)
 	cols := iter.Columns()
 	res := &store.CQLResult{Kind: store.CQLVoid}
 	if len(cols) > 0 {
@@ -99,7 +99,7 @@ func (e *Engine) PrepareCQL(ctx context.Context, keyspace, statement string) ([]
 func (e *Engine) use(ctx context.Context, keyspace string) (*store.CQLResult, error) {
 	var name string
 	err := e.session.Query("SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?", e.opts.KeyspacePrefix+keyspace).
-		WithContext(ctx).Scan(&name)
+		ScanContext(ctx, &name)
 	if errors.Is(err, gocql.ErrNotFound) {
 		return nil, &store.CQLRefusedError{Message: fmt.Sprintf("Keyspace '%s' does not exist", keyspace)}
 	}
@@ -211,7 +211,7 @@ func (d *columnDefs) cqlType(ctx context.Context, e *Engine, keyspace, table, co
 	if !ok {
 		cols = map[string]string{}
 		iter := e.session.Query("SELECT column_name, type FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?", keyspace, table).
-			Consistency(gocql.One).WithContext(ctx).Iter()
+			Consistency(gocql.One).IterContext(ctx)
 		var name, typ string
 		for iter.Scan(&name, &typ) {
 			cols[name] = typ
