@@ -363,6 +363,38 @@ func TestMetricsRefusedConnections(t *testing.T) {
 	}
 }
 
+// TestMetricsTLSRefusal: a plaintext client on a TLS port is counted as
+// refused for its failed handshake; the TLS client's bytes are those of
+// its frames, not of the TLS records.
+func TestMetricsTLSRefusal(t *testing.T) {
+	f := newTLSFixture(t)
+	cfg := daemontest.Config(t)
+	cfg.MetricsListen = "127.0.0.1:0"
+	cfg.ClientEncryption = daemon.ClientEncryptionOptions{Enabled: true, Keystore: f.certPath, PrivateKey: f.keyPath}
+	d, _ := startLogged(t, cfg)
+	ctx := testContext(t)
+	plain := mustDialThrift(t, d.Addr().String(), nil)
+	if _, err := plain.DescribeVersion(ctx); err == nil {
+		t.Fatal("a plaintext client on the TLS port was answered")
+	}
+	waitFor(t, "the refused handshake to be counted", func() bool {
+		return scrapeMetrics(t, d).value(t, "thriftd_connections_refused_total", "reason", "tls_handshake") == 1
+	})
+	c := mustDialThrift(t, d.Addr().String(), f.clientConfig())
+	if _, err := c.DescribeVersion(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := scrapeMetrics(t, d)
+	if got := s.value(t, "thriftd_requests_total", "method", "describe_version"); got != 1 {
+		t.Errorf("describe_version calls: %v, want 1", got)
+	}
+	// describe_version's frame: 4-byte length, 4-byte version, the name
+	// with its 4-byte length, the sequence id, an empty struct.
+	if got, want := s.value(t, "thriftd_bytes_received_total"), float64(4+4+4+len("describe_version")+4+1); got != want {
+		t.Errorf("bytes received: %v, want %v", got, want)
+	}
+}
+
 // TestMetricsPerDaemon: two daemons in one process keep their own
 // metrics.
 func TestMetricsPerDaemon(t *testing.T) {
@@ -432,6 +464,13 @@ func TestHealthz(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stopping := false
+	t.Cleanup(func() {
+		if !stopping { // the test failed before its Stop
+			close(blocking.release)
+			_ = d.Stop(context.Background())
+		}
+	})
 	addr := d.MetricsAddr().String()
 	if code, body := getHealth(t, addr); code != http.StatusOK || body != "ok" {
 		t.Fatalf("healthz while serving: %d %q", code, body)
@@ -445,6 +484,7 @@ func TestHealthz(t *testing.T) {
 	wg.Go(func() { version, callErr = c.DescribeVersion(ctx) })
 	<-blocking.entered
 	stopped := make(chan error, 1)
+	stopping = true
 	go func() { stopped <- d.Stop(ctx) }()
 	waitFor(t, "healthz to answer 503 once Stop began", func() bool {
 		code, _ := getHealth(t, addr)
@@ -463,6 +503,38 @@ func TestHealthz(t *testing.T) {
 	}
 	if _, err := http.Get("http://" + addr + daemon.HealthPath); err == nil {
 		t.Error("the metrics endpoint still answers after Stop")
+	}
+}
+
+// panickingKeyspaces panics in describe_keyspaces.
+type panickingKeyspaces struct{ cassandra.Cassandra }
+
+func (panickingKeyspaces) DescribeKeyspaces(context.Context) ([]*cassandra.KsDef, error) {
+	panic("describe_keyspaces failed")
+}
+
+// TestMetricsCountPanics: a call whose handler panics is counted, timed
+// and counted as the TApplicationException the client gets.
+func TestMetricsCountPanics(t *testing.T) {
+	d := startWithMetrics(t, daemon.WithHandlerWrapper(func(h cassandra.Cassandra) cassandra.Cassandra {
+		return panickingKeyspaces{h}
+	}))
+	ctx := testContext(t)
+	c := mustDialThrift(t, d.Addr().String(), nil)
+	_, err := c.DescribeKeyspaces(ctx)
+	var appErr thrift.TApplicationException
+	if !errors.As(err, &appErr) || appErr.TypeId() != thrift.INTERNAL_ERROR {
+		t.Fatalf("describe_keyspaces: %v, want an internal error", err)
+	}
+	s := scrapeMetrics(t, d)
+	if got := s.value(t, "thriftd_requests_total", "method", "describe_keyspaces"); got != 1 {
+		t.Errorf("describe_keyspaces calls: %v, want 1", got)
+	}
+	if got := s.value(t, "thriftd_request_errors_total", "method", "describe_keyspaces", "exception", "TApplicationException"); got != 1 {
+		t.Errorf("describe_keyspaces TApplicationException: %v, want 1", got)
+	}
+	if got := s.series("thriftd_request_duration_seconds", "method", "describe_keyspaces").GetHistogram().GetSampleCount(); got != 1 {
+		t.Errorf("describe_keyspaces timed %d times, want 1", got)
 	}
 }
 
