@@ -23,7 +23,7 @@ import (
 // is refused everywhere, as Cassandra 3.x refuses it.
 
 const (
-	cql2Refusal = "CQL2 is not supported by thriftd; use the Thrift data calls (get_slice, batch_mutate, ...) or CQL3 on a Cassandra or ScyllaDB cluster"
+	cql2Refusal = "CQL2 has been removed in Cassandra 3.0 and is not supported by thriftd either; use CQL3, or the Thrift data calls (get_slice, batch_mutate, ...)"
 	cql3Refusal = "CQL over Thrift is not supported by thriftd; use the Thrift data calls (get_slice, batch_mutate, ...), or CQL3 through the native protocol of a Cassandra or ScyllaDB cluster"
 )
 

@@ -28,6 +28,7 @@ var divergences = map[string]divergence{
 	"cql-over-thrift": {
 		cassandra: "runs CQL 3 statements sent through execute_cql3_query and prepare_cql3_query",
 		thriftd:   "has no CQL engine behind the Thrift port and refuses every CQL call with InvalidRequestException; CQL clients use the cluster that convert writes to",
+		cluster:   "thriftd passes CQL 3 through to the cluster and refuses CQL 2 as Cassandra 3.x does (docs/CQL-BACKEND.md)",
 	},
 	"cql3-tables": {
 		cassandra: "serves CQL 3 tables (created through CQL) to Thrift calls",
