@@ -204,8 +204,17 @@ type columnDefs struct {
 }
 
 // cqlType is a column's CQL type as its table declares it, or "" if it
-// is not a column of a table the schema knows (an expression, say).
+// is not a column of a table the schema knows (an expression, say): from
+// the driver's schema metadata, else (a table it has not seen yet) from
+// the cluster's schema tables.
 func (d *columnDefs) cqlType(ctx context.Context, e *Engine, keyspace, table, column string) string {
+	if km, err := e.session.KeyspaceMetadata(keyspace); err == nil {
+		if tm, ok := km.Tables[table]; ok {
+			if cm, ok := tm.Columns[column]; ok {
+				return cm.Validator
+			}
+		}
+	}
 	key := [2]string{keyspace, table}
 	cols, ok := d.tables[key]
 	if !ok {
