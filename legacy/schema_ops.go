@@ -284,6 +284,10 @@ func (h *Handler) schemaError(ctx context.Context, err error) error {
 	if errors.As(err, &ie) {
 		return ie
 	}
+	var refused *store.CQLRefusedError
+	if errors.As(err, &refused) {
+		return ire(refused.Message)
+	}
 	h.log.ErrorContext(ctx, "schema change failed", "err", err)
 	h.observeStorageFailure(StorageFailed)
 	return errSchemaStorage

@@ -61,6 +61,7 @@ func NewSession(cfg Config) (*gocql.Session, error) {
 		cluster.NumConns = 2
 	}
 	cluster.Logger = gocqlLogger{cfg.Logger}
+	cluster.RegisteredTypes = opaqueTypes()
 	if cfg.Username != "" {
 		cluster.Authenticator = gocql.PasswordAuthenticator{Username: cfg.Username, Password: cfg.Password}
 	}

@@ -33,11 +33,11 @@ func runTTLTests(t *testing.T, target Target) {
 			a.insert("key1", f.parent(), colTTL(b("long"), b("v"), 1, 3600))
 			a.insert("key1", f.parent(), col(b("forever"), b("v"), 1))
 			got := a.mustGet("key1", f.path(b("long")))
-			if got.Column == nil || got.Column.TTL == nil || *got.Column.TTL != 3600 {
+			if got.Column == nil || !a.TTLIs(got.Column.TTL, 3600) {
 				t.Errorf("get of a TTL'd column = %s, want the original TTL 3600", describeCosc(got))
 			}
 			got = a.mustGet("key1", f.path(b("short")))
-			if got.Column == nil || got.Column.TTL == nil || *got.Column.TTL != 1 {
+			if got.Column == nil || !a.TTLIs(got.Column.TTL, 1) {
 				t.Errorf("get of a TTL'd column = %s, want TTL 1", describeCosc(got))
 			}
 			gone := eventually(func() bool {
@@ -95,11 +95,11 @@ func runTTLTests(t *testing.T, target Target) {
 		a := newKeyspaceEnv(t, target, Options{}, "Keyspace1",
 			standardCF("Expiring", defaultTTL(1)), superCF("SuperExpiring", defaultTTL(1)), standardCF("Long", defaultTTL(3600)))
 		a.insert("key1", parent("Long"), col(b("c"), b("v"), 0))
-		if c := a.mustGet("key1", colPath("Long", b("c"))); c.Column.TTL == nil || *c.Column.TTL != 3600 {
+		if c := a.mustGet("key1", colPath("Long", b("c"))); !a.TTLIs(c.Column.TTL, 3600) {
 			t.Errorf("a column of a family with default_time_to_live 3600 reads back as %s", describeCosc(c))
 		}
 		a.insert("key1", parent("Long"), colTTL(b("own"), b("v"), 0, 60))
-		if c := a.mustGet("key1", colPath("Long", b("own"))); c.Column.TTL == nil || *c.Column.TTL != 60 {
+		if c := a.mustGet("key1", colPath("Long", b("own"))); !a.TTLIs(c.Column.TTL, 60) {
 			t.Errorf("an explicit TTL does not override default_time_to_live: %s", describeCosc(c))
 		}
 		a.insert("key1", parent("Expiring"), col(b("cttl3"), b("value1"), 0))
@@ -125,7 +125,7 @@ func runTTLTests(t *testing.T, target Target) {
 			} else {
 				a.insert("key1", p, colTTL(b("max"), b("v"), 0, twentyYears))
 				got := a.slice("key1", p, byNames(b("max")))
-				if len(got) != 1 || got[0].Column.TTL == nil || *got[0].Column.TTL != twentyYears {
+				if len(got) != 1 || !a.TTLIs(got[0].Column.TTL, twentyYears) {
 					t.Errorf("a 20-year TTL in %s reads back as %v", p.ColumnFamily, got)
 				}
 			}

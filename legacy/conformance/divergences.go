@@ -1,6 +1,10 @@
 package conformance
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/thriftbridge/thriftbridge/store"
+)
 
 // A divergence is a behaviour in which thriftd departs from Cassandra 3.11
 // on purpose. A test that meets one asks Env.Diverges: on a real Cassandra
@@ -9,6 +13,10 @@ import "testing"
 type divergence struct {
 	cassandra string // what Cassandra 3.11 does
 	thriftd   string // what thriftd does instead, and why
+	// cluster, when set, says that thriftd over a CQL cluster does what
+	// Cassandra does, and why: the cluster enforces its own rule there,
+	// so Diverges asserts Cassandra's behaviour on that backend too.
+	cluster string
 }
 
 // divergences lists every deliberate departure, by the name the tests use.
@@ -16,6 +24,7 @@ var divergences = map[string]divergence{
 	"ttl-2038": {
 		cassandra: "refuses a TTL whose expiry passes 2038-01-19 (CASSANDRA-14092: expiry is a signed 32-bit second count)",
 		thriftd:   "stores expiry as unsigned 32-bit seconds and accepts expiries up to 2106; a TTL above 20 years is still refused",
+		cluster:   "the cluster refuses the write itself with the same message (Cassandra 4.x, and 5.0 until its storage_compatibility_mode is NONE)",
 	},
 	"crash-refused": {
 		cassandra: "meets an unexpected exception on the request and closes the connection (the client sees EOF)",
@@ -80,9 +89,10 @@ var divergences = map[string]divergence{
 	},
 }
 
-// Diverges reports whether the test runs on a real Cassandra node, where the
-// named divergence means Cassandra's behaviour is the one to assert. It
-// fails the test for a name missing from the list above.
+// Diverges reports whether the test runs on a real Cassandra node, or on
+// thriftd over a CQL cluster that enforces Cassandra's rule itself, where
+// the named divergence means Cassandra's behaviour is the one to assert.
+// It fails the test for a name missing from the list above.
 func (e *Env) Diverges(name string) bool {
 	e.T.Helper()
 	return divergesOn(e.T, e.Target, name)
@@ -94,10 +104,75 @@ func divergesOn(t testing.TB, target Target, name string) bool {
 	if !ok {
 		t.Fatalf("unknown divergence %q (divergences.go)", name)
 	}
-	if target.Cassandra {
+	switch {
+	case target.Cassandra:
 		t.Logf("divergence %s: asserting Cassandra's behaviour: %s", name, d.cassandra)
-	} else {
-		t.Logf("divergence %s: asserting thriftd's behaviour: %s", name, d.thriftd)
+		return true
+	case target.Backend != nil && d.cluster != "":
+		t.Logf("divergence %s: asserting Cassandra's behaviour on thriftd's CQL backend: %s", name, d.cluster)
+		return true
 	}
-	return target.Cassandra
+	t.Logf("divergence %s: asserting thriftd's behaviour: %s", name, d.thriftd)
+	return false
+}
+
+// A backend divergence is a behaviour in which thriftd serving from a CQL
+// cluster (store/cqlstore) departs from Cassandra 3.11 and from thriftd on
+// its embedded store, because the cluster's CQL tables cannot do
+// otherwise. Most follow from a capability the backend's engine lacks
+// (store.Capabilities); docs/CQL-BACKEND.md describes each. A test that
+// meets one asks Env.OnBackend: on that backend it asserts the backend's
+// behaviour, elsewhere the common one.
+type backendDivergence struct {
+	// lacks reports whether an engine of these capabilities diverges;
+	// nil: every CQL backend does.
+	lacks  func(store.Capabilities) bool
+	common string // what Cassandra and thriftd on its embedded store do
+	cql    string // what thriftd over a CQL cluster does instead, and why
+}
+
+// backendDivergences lists every departure of the CQL backend, by the
+// name the tests use.
+var backendDivergences = map[string]backendDivergence{
+	"remaining-ttl": {
+		lacks:  func(c store.Capabilities) bool { return !c.OriginalTTL },
+		common: "a column's ttl reads back as the TTL it was written with",
+		cql:    "reads back as the seconds left (CQL's TTL()): a cluster keeps no original TTL; the expiry itself is exact",
+	},
+	"range-ghosts": {
+		lacks:  func(c store.Capabilities) bool { return !c.RangeGhosts },
+		common: "get_range_slices lists a deleted row, until its tombstones are purged, with no columns (a range ghost)",
+		cql:    "lists only rows with live cells: SELECT DISTINCT on the cluster does not return a partition of tombstones",
+	},
+	"composite-prefix-names": {
+		common: "a CompositeType name of fewer components than the comparator is a name of its own, before every name it is a prefix of",
+		cql:    "a name's components are clustering columns, and CQL has no null clustering value: missing trailing components are stored empty, so (a) and (a, '') are one name, read back with every component",
+	},
+	"value-column-type": {
+		common: "system_update_column_family accepts any new validator (of a column without an index)",
+		cql:    "the family's CQL value column keeps the type it was created with (CQL cannot change a column's type): a change whose values it cannot hold is refused with InvalidRequestException",
+	},
+}
+
+// OnBackend reports whether the test runs on thriftd over a CQL cluster
+// whose engine meets the named backend divergence: the backend's
+// behaviour is then the one to assert. It fails the test for a name
+// missing from the list above.
+func (e *Env) OnBackend(name string) bool {
+	e.T.Helper()
+	return onBackend(e.T, e.Target, name)
+}
+
+func onBackend(t testing.TB, target Target, name string) bool {
+	t.Helper()
+	d, ok := backendDivergences[name]
+	if !ok {
+		t.Fatalf("unknown backend divergence %q (divergences.go)", name)
+	}
+	if target.Backend != nil && (d.lacks == nil || d.lacks(*target.Backend)) {
+		t.Logf("backend divergence %s: asserting the CQL backend's behaviour: %s", name, d.cql)
+		return true
+	}
+	t.Logf("backend divergence %s: asserting the common behaviour: %s", name, d.common)
+	return false
 }

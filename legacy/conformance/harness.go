@@ -11,6 +11,7 @@ import (
 	"github.com/apache/thrift/lib/go/thrift"
 
 	"github.com/thriftbridge/thriftbridge/internal/golden"
+	"github.com/thriftbridge/thriftbridge/store"
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
@@ -37,6 +38,13 @@ type Target struct {
 	// that meet a deliberate divergence of thriftd's (divergences.go) then
 	// assert Cassandra's own behaviour instead of thriftd's.
 	Cassandra bool
+	// Backend, when set, is what thriftd's storage engine provides of the
+	// engine contract (its store.Capabilities): thriftd serving from a
+	// CQL cluster lacks some of it, and the tests that meet a missing
+	// capability assert the cluster's behaviour, as named backend
+	// divergences (divergences.go, Env.OnBackend). Nil is the whole
+	// contract: the embedded store, or Cassandra itself.
+	Backend *store.Capabilities
 }
 
 // Client is a connection to a server under test.

@@ -64,6 +64,17 @@ func runCompositeVectors(t *testing.T, target Target, dir string) {
 	vecAddFamily(t, e.C, keyspace, family, func(cf *cassandra.CfDef) { cf.ComparatorType = file.Comparator })
 	parent := &cassandra.ColumnParent{ColumnFamily: family}
 	key := vecKey(t, file.RowKeyHex)
+	// expected is what the server returns of names Cassandra returned:
+	// those names, or on a CQL backend their stored forms read back.
+	expected := func(_ string, namesHex []string) []string { return namesHex }
+	if p, ok := newPrefixNames(t, file.Comparator); ok && onBackend(t, target, "composite-prefix-names") {
+		expected = func(query string, namesHex []string) []string {
+			if names, ok := prefixNameResults[query]; ok {
+				return names
+			}
+			return p.readAll(t, namesHex)
+		}
+	}
 	// Values and timestamps are irrelevant to these vectors.
 	for i, name := range file.InsertedHexInInsertOrder {
 		col := &cassandra.Column{Name: vecName(t, name), Value: []byte("v"), Timestamp: vecPtr(int64(1000 + i))}
@@ -76,8 +87,8 @@ func runCompositeVectors(t *testing.T, target Target, dir string) {
 		if err != nil {
 			t.Fatalf("get_slice: %v", err)
 		}
-		if got := vecNamesHex(cols); !slices.Equal(got, file.StoredOrderHex) {
-			t.Errorf("stored order:\n got  %v\n want %v", got, file.StoredOrderHex)
+		if got, want := vecNamesHex(cols), expected("stored", file.StoredOrderHex); !slices.Equal(got, want) {
+			t.Errorf("stored order:\n got  %v\n want %v", got, want)
 		}
 	})
 	for i, q := range file.Queries {
@@ -93,8 +104,8 @@ func runCompositeVectors(t *testing.T, target Target, dir string) {
 			if err != nil {
 				t.Fatalf("get_slice: %v", err)
 			}
-			if got := vecNamesHex(cols); !slices.Equal(got, q.ResultHex) {
-				t.Errorf("get_slice:\n got  %v\n want %v", got, q.ResultHex)
+			if got, want := vecNamesHex(cols), expected(fmt.Sprintf("%02d", i), q.ResultHex); !slices.Equal(got, want) {
+				t.Errorf("get_slice:\n got  %v\n want %v", got, want)
 			}
 			if q.GetCount == nil {
 				return
@@ -103,7 +114,9 @@ func runCompositeVectors(t *testing.T, target Target, dir string) {
 			if err != nil {
 				t.Fatalf("get_count: %v", err)
 			}
-			if n != *q.GetCount {
+			if want := int32(len(expected(fmt.Sprintf("%02d", i), q.ResultHex))); len(q.ResultHex) == int(*q.GetCount) && n != want {
+				t.Errorf("get_count %d, want %d", n, want)
+			} else if len(q.ResultHex) != int(*q.GetCount) && n != *q.GetCount {
 				t.Errorf("get_count %d, want %d", n, *q.GetCount)
 			}
 		})
@@ -118,8 +131,8 @@ func runCompositeVectors(t *testing.T, target Target, dir string) {
 			if err != nil {
 				t.Fatalf("get_slice %v: %v", q.ColumnNamesHex, err)
 			}
-			if got := vecNamesHex(cols); !slices.Equal(got, q.ResultHex) {
-				t.Errorf("get_slice names %v:\n got  %v\n want %v", q.ColumnNamesHex, got, q.ResultHex)
+			if got, want := vecNamesHex(cols), expected(fmt.Sprintf("names_%d", i), q.ResultHex); !slices.Equal(got, want) {
+				t.Errorf("get_slice names %v:\n got  %v\n want %v", q.ColumnNamesHex, got, want)
 			}
 		})
 	}

@@ -345,7 +345,58 @@ func vecRunSuperStep(t *testing.T, target Target, c *Client, file vecSuperFile, 
 	if len(step.Result) == 0 || string(step.Result) == "null" {
 		return
 	}
-	vecSameJSON(t, step.Method, got, step.Result)
+	want := step.Result
+	if step.Method == "get_range_slices" && onBackend(t, target, "range-ghosts") {
+		want = withoutGhosts(t, want, vecGhostKeys(file, index))
+	}
+	vecSameJSON(t, target, step.Method, got, want)
+}
+
+// vecGhostKeys lists the keys (hex) of the rows deleted whole by the
+// operations before index and not written since: their range ghosts.
+func vecGhostKeys(file vecSuperFile, index int) map[string]bool {
+	ghosts := map[string]bool{}
+	for _, step := range file.Operations[:index] {
+		r := step.Request
+		switch step.Method {
+		case "remove":
+			if p := r.ColumnPath; p != nil && p.SuperColumnHex == nil && p.ColumnHex == nil {
+				ghosts[r.KeyHex] = true
+			}
+		case "batch_mutate":
+			if d := r.Deletion; d != nil && d.SuperColumnHex == nil && d.Predicate == nil {
+				ghosts[r.KeyHex] = true
+			} else {
+				delete(ghosts, r.KeyHex)
+			}
+		case "insert":
+			delete(ghosts, r.KeyHex)
+		}
+	}
+	return ghosts
+}
+
+// withoutGhosts drops from a get_range_slices result the rows of ghosts
+// listed without columns: the range ghosts of deleted rows, which a
+// backend without them does not list.
+func withoutGhosts(t *testing.T, result json.RawMessage, ghosts map[string]bool) json.RawMessage {
+	t.Helper()
+	var rows []map[string]any
+	if err := json.Unmarshal(result, &rows); err != nil {
+		t.Fatalf("decode vector result: %v", err)
+	}
+	live := []map[string]any{}
+	for _, r := range rows {
+		if cols, ok := r["columns"].([]any); ok && len(cols) == 0 && ghosts[fmt.Sprint(r["key_hex"])] {
+			continue
+		}
+		live = append(live, r)
+	}
+	out, err := json.Marshal(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func vecKeys(t testing.TB, hexKeys []string) [][]byte {

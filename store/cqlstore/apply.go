@@ -44,7 +44,10 @@ func opStatement(ti *tableInfo, key []byte, op *store.Op, withTS bool, cond stri
 		return stmt{}, err
 	}
 	using := func(ts int64) string {
-		if !withTS {
+		// CQL refuses a timestamp on any statement of a counter table: its
+		// deletions take the coordinator's time, as Cassandra's own counter
+		// deletions did.
+		if !withTS || ti.counter {
 			return ""
 		}
 		return fmt.Sprintf(" USING TIMESTAMP %d", ts)
@@ -128,8 +131,11 @@ func opStatement(ti *tableInfo, key []byte, op *store.Op, withTS bool, cond stri
 		if len(op.Start) == 0 && len(op.Finish) == 0 {
 			return stmt{"DELETE FROM " + ti.qname + using(op.Timestamp) + w.sb.String(), w.args}, nil
 		}
-		if isComposite(typ) || len(cols) != 1 {
-			return stmt{}, fmt.Errorf("%w: a range deletion over CompositeType names", ErrUnsupported)
+		if isComposite(typ) {
+			if err := w.compositeRange(cols, op.Start, op.Finish); err != nil {
+				return stmt{}, err
+			}
+			return stmt{"DELETE FROM " + ti.qname + using(op.Timestamp) + w.sb.String(), w.args}, nil
 		}
 		lo, hi := ">=", "<="
 		if cols[0].desc { // comparator order is the reverse of the values'
@@ -155,9 +161,6 @@ func opStatement(ti *tableInfo, key []byte, op *store.Op, withTS bool, cond stri
 		if err := cell(false); err != nil {
 			return stmt{}, err
 		}
-		// CQL refuses a timestamp on any counter statement: the deletion
-		// takes the coordinator's time, as Cassandra's own counter
-		// deletions did.
 		return stmt{"DELETE FROM " + ti.qname + w.sb.String(), w.args}, nil
 	}
 	return stmt{}, fmt.Errorf("unknown operation %d", op.Kind)

@@ -35,19 +35,41 @@ func (e *Engine) ApplyIf(ctx context.Context, m *store.RowMutation, cond *store.
 	if !cond.RowEmpty && len(cond.Columns) == 0 {
 		return true, e.Apply(ctx, &store.Batch{Rows: []store.RowMutation{*m}})
 	}
-	if cond.RowEmpty {
-		return false, fmt.Errorf("%w: a write under \"the row is empty\" (a lightweight transaction checks only the CQL rows it writes)", ErrUnsupportedCondition)
-	}
 	ti := info(t)
 	// Writers of one row in this instance take turns: Paxos rounds that
 	// contend for a partition retry and may time out, so the engine does
 	// not make its own callers contend (other instances still may).
 	unlock := e.lockRow(ti.qname, m.Key)
 	defer unlock()
-	// Every expected column must be a cell the mutation writes or deletes:
-	// its IF clause goes on that statement.
 	conds := make([]string, len(m.Ops))
 	condArgs := make([][]any, len(m.Ops))
+	if cond.RowEmpty {
+		// A SERIAL read finds the row empty (or not: then that is the
+		// answer); the puts then go IF value = null, so that a cell
+		// written meanwhile fails the transaction. A cell of the row the
+		// mutation does not write, written meanwhile by another instance,
+		// goes unseen: a lightweight transaction checks only the CQL rows
+		// it writes.
+		reads := cond.Reads()
+		if _, err := e.slice(ctx, t, m.Key, &reads, current, false, true); err != nil {
+			return false, err
+		}
+		if len(current.Cells) > 0 {
+			return false, nil
+		}
+		puts := 0
+		for i := range m.Ops {
+			if m.Ops[i].Kind == store.OpPut {
+				conds[i] = " IF " + ti.value + " = null"
+				puts++
+			}
+		}
+		if puts == 0 {
+			return true, e.Apply(ctx, &store.Batch{Rows: []store.RowMutation{*m}})
+		}
+	}
+	// Every expected column must be a cell the mutation writes or deletes:
+	// its IF clause goes on that statement.
 	for _, ec := range cond.Columns {
 		found := -1
 		for i := range m.Ops {
@@ -58,7 +80,8 @@ func (e *Engine) ApplyIf(ctx context.Context, m *store.RowMutation, cond *store.
 			}
 		}
 		if found < 0 {
-			return false, fmt.Errorf("%w: an expected column %x that the mutation does not write (a lightweight transaction checks only the CQL rows it writes)", ErrUnsupportedCondition, ec.Name)
+			return false, fmt.Errorf("%w: %w", ErrUnsupportedCondition, &store.CQLRefusedError{Message: fmt.Sprintf(
+				"cas on a CQL cluster: expected column %s is not among the updates; a lightweight transaction checks only the cells it writes", t.Comparator.String(ec.Name))})
 		}
 		clause := " AND "
 		if conds[found] == "" {

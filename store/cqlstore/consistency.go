@@ -37,27 +37,48 @@ func (e *Engine) consistency(ctx context.Context) gocql.Consistency {
 	return levels[c]
 }
 
-// lwtConsistency is the levels of a lightweight transaction: its serial
-// level (the Paxos phase) and its commit level. ctx carries one level:
-// SERIAL or LOCAL_SERIAL is the serial level (committed at the engine's
-// default), any other the commit level (serialised at SERIAL).
-func (e *Engine) lwtConsistency(ctx context.Context) (serial, commit gocql.Consistency) {
-	c := e.consistency(ctx)
-	if isSerial(c) {
-		return c, e.opts.Consistency
+// readConsistency is the level of a read: consistency's, but ONE for ANY,
+// which the cluster refuses for reads and which Cassandra 3.11's get_count
+// accepted.
+func (e *Engine) readConsistency(ctx context.Context) gocql.Consistency {
+	if c := e.consistency(ctx); c != gocql.Any {
+		return c
 	}
-	return gocql.Serial, c
+	return gocql.One
+}
+
+// lwtConsistency is the levels of a lightweight transaction: its serial
+// level (the Paxos round), the one store.SerialConsistencyFrom carries
+// (SERIAL if none), and its commit level, the request's (the engine's
+// default if none, or if it is a serial level itself: a SERIAL read).
+func (e *Engine) lwtConsistency(ctx context.Context) (serial, commit gocql.Consistency) {
+	serial, commit = gocql.Serial, e.consistency(ctx)
+	if isSerial(commit) {
+		serial, commit = commit, e.opts.Consistency
+	}
+	if s := store.SerialConsistencyFrom(ctx); s == store.ConsistencySerial || s == store.ConsistencyLocalSerial {
+		serial = levels[s]
+	}
+	return serial, commit
 }
 
 func isSerial(c gocql.Consistency) bool { return c == gocql.Serial || c == gocql.LocalSerial }
 
-// wrapErr gives a driver error the engine's text: too few replicas
+// wrapErr gives a driver error the engine's text: a statement the cluster
+// refused as invalid is a *store.CQLRefusedError with its reason; too few replicas
 // alive wraps store.ErrUnavailable; a replica's read or write timeout, a
 // conditional write of unknown outcome, no response in time and the end
 // of ctx's deadline wrap store.ErrTimeout.
 func wrapErr(what string, err error) error {
 	if err == nil {
 		return nil
+	}
+	var invalid *gocql.RequestErrInvalid
+	if errors.As(err, &invalid) {
+		// The cluster refused the statement as the client's to fix (a TTL
+		// past its expiry limit, a value too large): the client sees its
+		// reason, as Cassandra's own clients did.
+		return fmt.Errorf("cqlstore: %s: %w", what, &store.CQLRefusedError{Message: invalid.Message()})
 	}
 	var un *gocql.RequestErrUnavailable
 	if errors.As(err, &un) {

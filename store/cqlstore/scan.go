@@ -71,7 +71,7 @@ func (e *Engine) Scan(ctx context.Context, t *store.Table, q *store.ScanQuery, o
 		tok int64
 	}
 	for {
-		iter := e.session.Query(stmt, args...).Consistency(e.consistency(ctx)).PageSize(scanPage).PageState(state).IterContext(ctx)
+		iter := e.session.Query(stmt, args...).Consistency(e.readConsistency(ctx)).PageSize(scanPage).PageState(state).IterContext(ctx)
 		var keys []found
 		for iter.Scan(dest...) {
 			parts := make([][]byte, len(keyParts))

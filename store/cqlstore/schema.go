@@ -434,8 +434,8 @@ func sameLayout(old, next *store.Table, have, want *shapeDoc) error {
 		case h.Name == w.Name && h.Kind == w.Kind && h.CQLType == "blob":
 			// A blob column holds every value of any type.
 		default:
-			return fmt.Errorf("cqlstore: table %s.%s: column %s is %s in the CQL table and cannot become %s (CQL cannot change a column's type)",
-				old.Def.Keyspace, old.Def.Name, h.Name, h.CQLType, w.CQLType)
+			return &store.CQLRefusedError{Message: fmt.Sprintf("column family %s: its CQL column %s is %s and cannot become %s (CQL cannot change a column's type): declare validators whose values it holds",
+				old.Def.Name, h.Name, h.CQLType, w.CQLType)}
 		}
 	}
 	return nil

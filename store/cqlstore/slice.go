@@ -141,7 +141,7 @@ func (e *Engine) slice(ctx context.Context, t *store.Table, key []byte, q *store
 	if r.exact && !r.superLvl {
 		stmt += fmt.Sprintf(" LIMIT %d", limit)
 	}
-	cons := e.consistency(ctx)
+	cons := e.readConsistency(ctx)
 	if serial {
 		cons, _ = e.lwtConsistency(ctx)
 	}
@@ -157,20 +157,20 @@ func (e *Engine) slice(ctx context.Context, t *store.Table, key []byte, q *store
 	if r.names != nil {
 		names = map[string]bool{}
 		for _, nm := range r.names {
-			names[string(r.levelT.AppendKey(nil, r.levelT.Normalize(nm)))] = true
+			names[string(r.levelT.AppendKey(nil, r.levelT.Normalize(normalName(r.levelT, nm))))] = true
 		}
 	}
 	for iter.Scan(row.dest...) {
 		var levelName []byte
 		if r.superLvl {
-			levelName = join(ti.superType, row.superParts())
+			levelName = joinName(ti.superType, row.superParts())
 		} else {
-			levelName = join(ti.nameType, row.nameParts())
+			levelName = joinName(ti.nameType, row.nameParts())
 		}
 		if r.superLvl && lastSuper != nil && bytes.Equal(levelName, lastSuper) {
 			// Another subcolumn of the super column taken last.
 			if !counting {
-				appendCell(out, &out.Supers[len(out.Supers)-1].Cells, row, join(ti.nameType, row.nameParts()), now)
+				appendCell(out, &out.Supers[len(out.Supers)-1].Cells, row, joinName(ti.nameType, row.nameParts()), now)
 			}
 			continue
 		}
@@ -195,7 +195,7 @@ func (e *Engine) slice(ctx context.Context, t *store.Table, key []byte, q *store
 			}
 			if !counting {
 				out.Supers = append(out.Supers, store.SuperColumn{Name: out.Keep(levelName)})
-				appendCell(out, &out.Supers[len(out.Supers)-1].Cells, row, join(ti.nameType, row.nameParts()), now)
+				appendCell(out, &out.Supers[len(out.Supers)-1].Cells, row, joinName(ti.nameType, row.nameParts()), now)
 			}
 			continue
 		}

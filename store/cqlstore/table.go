@@ -110,6 +110,33 @@ func join(t marshal.Type, parts [][]byte) []byte {
 	return composite(nil, parts)
 }
 
+// joinName is the legacy name of a cell's or super column's clustering
+// values: join's, without the empty trailing components that stand for
+// the components a shorter name lacks (CQL has no null clustering value),
+// so that a name written with fewer components reads back as written. A
+// name written with empty trailing components reads back without them.
+func joinName(t marshal.Type, parts [][]byte) []byte {
+	if isComposite(t) {
+		for len(parts) > 1 && len(parts[len(parts)-1]) == 0 {
+			parts = parts[:len(parts)-1]
+		}
+	}
+	return join(t, parts)
+}
+
+// normalName is the name a name is stored and read back as (see
+// joinName); a name that does not parse stays as it is.
+func normalName(t marshal.Type, name []byte) []byte {
+	if !isComposite(t) {
+		return name
+	}
+	parts, err := split(t, name)
+	if err != nil {
+		return name
+	}
+	return joinName(t, parts)
+}
+
 func isComposite(t marshal.Type) bool {
 	_, ok := t.(*marshal.Composite)
 	return ok
@@ -160,4 +187,82 @@ func (w *where) names(cols []clustCol, t marshal.Type, name []byte) error {
 		w.eq(c.name, parts[i])
 	}
 	return nil
+}
+
+// compositeRange restricts the clustering columns cols (a CompositeType
+// name, one column per component) to the names between start and finish
+// (either empty: open), CompositeType slice bounds whose last component's
+// end-of-component byte says where the bound falls around the names that
+// begin with its components. A name of fewer components is stored with
+// empty trailing components, the smallest value of every type, so:
+//
+//	start, EOC <= 0: (c1..ck) >= (v1..vk)   every name with the prefix
+//	start, EOC > 0:  (c1..ck) > (v1..vk)    none of them
+//	end, EOC > 0:    (c1..ck) <= (v1..vk)   every name with the prefix
+//	end, EOC < 0:    (c1..ck) < (v1..vk)    none of them
+//	end, EOC = 0:    (c1..cn) <= (v1..vk, '', ...)  the prefix name itself
+//
+// Relations compare in clustering order, which is the comparator's, DESC
+// components included.
+func (w *where) compositeRange(cols []clustCol, start, finish []byte) error {
+	rel := func(b []byte, isStart bool) error {
+		parts, eoc, err := boundParts(b)
+		if err != nil {
+			return err
+		}
+		if len(parts) > len(cols) {
+			return fmt.Errorf("cqlstore: bound %x has more than %d components", b, len(cols))
+		}
+		op := ">="
+		switch {
+		case isStart && eoc > 0:
+			op = ">"
+		case !isStart && eoc > 0:
+			op = "<="
+		case !isStart && eoc < 0:
+			op = "<"
+		case !isStart:
+			op = "<="
+			for len(parts) < len(cols) {
+				parts = append(parts, []byte{})
+			}
+		}
+		names := make([]string, len(parts))
+		marks := make([]string, len(parts))
+		for i := range parts {
+			names[i], marks[i] = cols[i].name, "?"
+			w.args = append(w.args, raw(parts[i]))
+		}
+		w.sb.WriteString(" AND (" + strings.Join(names, ", ") + ") " + op + " (" + strings.Join(marks, ", ") + ")")
+		return nil
+	}
+	if len(start) > 0 {
+		if err := rel(start, true); err != nil {
+			return err
+		}
+	}
+	if len(finish) > 0 {
+		return rel(finish, false)
+	}
+	return nil
+}
+
+// boundParts reads the components of a CompositeType slice bound and the
+// end-of-component byte of its last one, as a signed number.
+func boundParts(b []byte) ([][]byte, int8, error) {
+	var parts [][]byte
+	var eoc int8
+	for rest := b; len(rest) > 0; {
+		if len(rest) < 3 {
+			return nil, 0, fmt.Errorf("cqlstore: truncated bound %x", b)
+		}
+		l := int(rest[0])<<8 | int(rest[1])
+		if len(rest) < 2+l+1 {
+			return nil, 0, fmt.Errorf("cqlstore: truncated bound %x", b)
+		}
+		parts = append(parts, rest[2:2+l])
+		eoc = int8(rest[2+l])
+		rest = rest[2+l+1:]
+	}
+	return parts, eoc, nil
 }
