@@ -27,23 +27,44 @@ type clusterThriftd struct {
 // skips loudly without the node.
 func startClusterThriftd(t *testing.T, cfg legacy.HandlerConfig) *clusterThriftd {
 	t.Helper()
+	meta := testcluster.Keyspace("tb_meta")
+	dropWhenDone(t, meta)
+	return startClusterThriftdOn(t, cfg, meta, "127.0.0.1:0")
+}
+
+// targetHosts are the contact points of the Cassandra 5.0 node, or the
+// test is skipped loudly.
+func targetHosts(t *testing.T) []string {
+	t.Helper()
 	hosts := strings.TrimSpace(os.Getenv("CASSANDRA_TARGET_HOSTS"))
 	if hosts == "" {
 		t.Skip("!!! SKIPPED: the cluster backend's Thrift calls need CASSANDRA_TARGET_HOSTS (Cassandra 5.0, host:port); `test/cassandra/cassandra.sh start` prints it !!!")
 	}
+	return strings.Split(hosts, ",")
+}
+
+// dropWhenDone drops keyspaces of the Cassandra 5.0 node when t ends.
+func dropWhenDone(t *testing.T, keyspaces ...string) {
+	t.Helper()
+	session := testcluster.Session(t, testcluster.Cluster{Name: "cassandra-5.0", Env: "CASSANDRA_TARGET_HOSTS", Hosts: targetHosts(t)})
+	testcluster.DropWhenDone(t, session, keyspaces...)
+}
+
+// startClusterThriftdOn starts one on listen, with the legacy definitions
+// in the metadata keyspace meta (which instances over one cluster share).
+func startClusterThriftdOn(t *testing.T, cfg legacy.HandlerConfig, meta, listen string) *clusterThriftd {
+	t.Helper()
+	hosts := targetHosts(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	meta := testcluster.Keyspace("tb_meta")
 	logger := slog.New(slog.DiscardHandler)
-	engine, err := cqlstore.Open(ctx, cqlstore.Options{Hosts: strings.Split(hosts, ","), MetaKeyspace: meta, RefreshInterval: -1, Logger: logger})
+	engine, err := cqlstore.Open(ctx, cqlstore.Options{Hosts: hosts, MetaKeyspace: meta, RefreshInterval: -1, Logger: logger})
 	if err != nil {
 		t.Fatalf("open the cluster engine on %s: %v", hosts, err)
 	}
-	session := testcluster.Session(t, testcluster.Cluster{Name: "cassandra-5.0", Env: "CASSANDRA_TARGET_HOSTS", Hosts: strings.Split(hosts, ",")})
-	testcluster.DropWhenDone(t, session, meta)
 	t.Cleanup(func() { engine.Close() })
 
-	srv := legacy.NewServer(legacy.ServerConfig{Listen: "127.0.0.1:0"}, legacy.NewHandler(engine, cfg, logger), logger)
+	srv := legacy.NewServer(legacy.ServerConfig{Listen: listen}, legacy.NewHandler(engine, cfg, logger), logger)
 	if err := srv.Listen(); err != nil {
 		t.Fatal(err)
 	}

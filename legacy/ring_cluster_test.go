@@ -2,7 +2,9 @@ package legacy_test
 
 import (
 	"fmt"
+	"net"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -173,4 +175,75 @@ func ringString(v any) string {
 		parts = append(parts, fmt.Sprintf("(%s, %s] %v rpc %v %v", r.StartToken, r.EndToken, r.Endpoints, r.RPCEndpoints, details))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// freePorts reserves n free loopback ports and releases them for the
+// caller to listen on.
+func freePorts(t *testing.T, n int) []string {
+	t.Helper()
+	var addrs []string
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addrs = append(addrs, ln.Addr().String())
+		defer ln.Close()
+	}
+	return addrs
+}
+
+// TestClusterRingTwoInstances: two thriftd instances over one cluster,
+// each advertising itself with the other as peer, describe the same ring;
+// a client that follows its endpoints (as Astyanax does, host:port since
+// the ports differ) reaches both and reads through either what it wrote
+// through one.
+func TestClusterRingTwoInstances(t *testing.T) {
+	targetHosts(t)
+	meta := testcluster.Keyspace("tb_meta2")
+	dropWhenDone(t, meta)
+	addrs := freePorts(t, 2)
+	var instances []*clusterThriftd
+	for i, addr := range addrs {
+		cfg := legacy.HandlerConfig{Ring: legacy.RingConfig{Advertise: addr, Peers: []string{addrs[1-i]}}}
+		instances = append(instances, startClusterThriftdOn(t, cfg, meta, addr))
+	}
+	a := dial(t, addrs[0])
+	ks := testcluster.Keyspace("tb_two")
+	addKeyspace(t, a, ks)
+	ts := int64(7)
+	if err := a.Insert(callCtx(t), []byte("k"), &cassandra.ColumnParent{ColumnFamily: "Standard1"},
+		&cassandra.Column{Name: []byte("c"), Value: []byte("v"), Timestamp: &ts}, cassandra.ConsistencyLevel_ONE); err != nil {
+		t.Fatal(err)
+	}
+	// The second instance reloads its catalog (every 10 s in thriftd).
+	if err := instances[1].engine.Refresh(callCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	ringA, err := a.DescribeRing(callCtx(t), ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ringB, err := dial(t, addrs[1]).DescribeRing(callCtx(t), ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(ringA, ringB) {
+		t.Errorf("the instances describe different rings:\n %s\n %s", ringString(ringA), ringString(ringB))
+	}
+	sorted := append([]string{}, addrs...)
+	slices.Sort(sorted)
+	if len(ringA) == 0 || !reflect.DeepEqual(ringA[0].Endpoints, sorted) {
+		t.Fatalf("ring %s, want every range to list %v", ringString(ringA), sorted)
+	}
+	for _, ep := range ringA[0].Endpoints {
+		c := dial(t, ep)
+		if err := c.SetKeyspace(callCtx(t), ks); err != nil {
+			t.Fatalf("%s: set_keyspace: %v", ep, err)
+		}
+		got, err := c.Get(callCtx(t), []byte("k"), &cassandra.ColumnPath{ColumnFamily: "Standard1", Column: []byte("c")}, cassandra.ConsistencyLevel_ONE)
+		if err != nil || string(got.Column.Value) != "v" || got.Column.GetTimestamp() != 7 {
+			t.Errorf("%s: get: %v, %v", ep, got, err)
+		}
+	}
 }
