@@ -45,19 +45,16 @@ func checkDataDir(dir string) error {
 		return fmt.Errorf("read data directory %s: %w", dir, err)
 	}
 	onDisk := map[uint64]string{}
-	var logs []string
 	for _, e := range entries {
 		name := e.Name()
-		switch {
-		case strings.HasSuffix(name, ".sst"):
-			id, ok := table.ParseFileID(name)
-			if !ok {
-				return fmt.Errorf("%w %s: a table file with an unexpected name: %s", ErrDamaged, dir, name)
-			}
-			onDisk[id] = name
-		case strings.HasSuffix(name, ".vlog"), strings.HasSuffix(name, ".mem"):
-			logs = append(logs, name)
+		if !strings.HasSuffix(name, ".sst") {
+			continue
 		}
+		id, ok := table.ParseFileID(name)
+		if !ok {
+			return fmt.Errorf("%w %s: a table file with an unexpected name: %s", ErrDamaged, dir, name)
+		}
+		onDisk[id] = name
 	}
 	f, err := os.Open(filepath.Join(dir, manifestFile))
 	if errors.Is(err, fs.ErrNotExist) {
