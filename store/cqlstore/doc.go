@@ -15,7 +15,12 @@
 // the subcolumn name next, and one value column (counter in counter
 // families; blob when declared columns have other validators). Key, name
 // and value bytes travel as they are: every legacy marshal type serialises
-// as its CQL counterpart. A legacy keyspace K is the CQL keyspace
+// as its CQL counterpart (CompositeType and DynamicCompositeType columns,
+// custom types in CQL, as opaque bytes). A CompositeType name of fewer
+// components than its comparator is stored with the missing components
+// empty (CQL has no null clustering value) and every name is read back
+// without empty trailing components: ("a") and ("a", "") are one cell,
+// read back as ("a"). A legacy keyspace K is the CQL keyspace
 // Options.KeyspacePrefix+K (no prefix by default), its family F the CQL
 // table F, both quoted as needed.
 //
@@ -49,8 +54,12 @@
 // A put is INSERT ... USING TIMESTAMP t [AND TTL n]; a cell deletion DELETE
 // ... USING TIMESTAMP t on the full primary key; a super column deletion a
 // DELETE on its clustering prefix; a row deletion a partition DELETE; a
-// range deletion a range DELETE on the clustering column (not yet over
-// CompositeType names: ErrUnsupported). Each row mutation is one batch on
+// range deletion a range DELETE on the clustering column, over
+// CompositeType names with tuple bounds ((c1, c2) >= (?, ?)) that the
+// end-of-component byte of each bound's last component places. Statements
+// of counter tables carry no timestamp (CQL refuses one). A statement the
+// cluster refuses as invalid (a TTL past its 2038 cap, ...) is a
+// *store.CQLRefusedError with its reason. Each row mutation is one batch on
 // its partition, atomic and isolated in Cassandra (a lone statement goes
 // alone); an atomic store.Batch is one logged batch, applied all or nothing
 // but visible piecemeal (IsolatedBatches false), and refuses counters as
@@ -64,11 +73,15 @@
 // IF, so an applied write takes the transaction's timestamp, as Cassandra's
 // own Thrift cas did; an IF clause checks only the CQL row its statement
 // writes, so each expected column must be a cell the mutation puts (UPDATE
-// ... IF value = v, or = null for Absent) or deletes, and RowEmpty with
-// operations cannot be expressed (a compact table has no partition-level
-// condition). Those are refused with ErrUnsupportedCondition
-// (Capabilities.FreeConditions false). A condition without operations is
-// a SERIAL read evaluated by Condition.Holds, which is exact. When a
+// ... IF value = v, or = null for Absent) or deletes, and others are
+// refused with ErrUnsupportedCondition, a *store.CQLRefusedError
+// (Capabilities.FreeConditions false). RowEmpty with operations is a
+// SERIAL read of the row's first cell, then the puts IF value = null: a
+// cell the mutation writes, written meanwhile, fails it, but one it does
+// not write, written meanwhile by another instance, goes unseen (a
+// compact table has no partition-level condition). A condition without
+// operations is a SERIAL read evaluated by Condition.Holds, which is
+// exact. When a
 // write is not applied, current is a SERIAL read of the expected columns
 // made right after; when it is, current holds the expected values (their
 // timestamps are not known: 0). The conditional writes of one row by one
@@ -101,5 +114,17 @@
 // fails with ErrPartitioner on another partitioner or one other than
 // Options.Partitioner.
 //
-// Reads and writes run at Options.Consistency (QUORUM by default).
+// # Consistency and failures
+//
+// Every read and write runs at the level its context carries
+// (store.ConsistencyFrom), Options.Consistency (QUORUM by default) for
+// none; a read at ANY reads at ONE (the cluster refuses ANY for reads). A
+// lightweight transaction commits at that level and runs its Paxos round
+// at store.SerialConsistencyFrom (SERIAL by default); a read at SERIAL or
+// LOCAL_SERIAL is a serial read. Schema and metadata statements run at
+// Options.Consistency. Too few live replicas is an error wrapping
+// store.ErrUnavailable; a replica's read or write timeout, a conditional
+// write of unknown outcome, no response in time or the context's deadline
+// one wrapping store.ErrTimeout. Requests go token-aware to a replica of
+// their partition, in Options.LocalDC first when it is set.
 package cqlstore
