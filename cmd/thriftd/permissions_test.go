@@ -204,7 +204,15 @@ func permCalls() []permCall {
 		}},
 		{name: "system_add_keyspace", call: func(ctx context.Context, c *cassandra.CassandraClient, e permEnv) (string, error) {
 			return ok(c.SystemAddKeyspace(ctx, &cassandra.KsDef{Name: e.newKs, StrategyClass: "SimpleStrategy",
-				StrategyOptions: map[string]string{"replication_factor": "1"}, CfDefs: []*cassandra.CfDef{}}))
+				StrategyOptions: map[string]string{"replication_factor": "1"}, CfDefs: []*cassandra.CfDef{newCf(e.newKs, "cf")}}))
+		}},
+		{name: "insert(in_new)", call: func(ctx context.Context, c *cassandra.CassandraClient, e permEnv) (string, error) {
+			// Whoever created the keyspace has no permission on it by that
+			// (unlike CQL's CREATE KEYSPACE, Thrift's grants nothing).
+			if err := c.SetKeyspace(ctx, e.newKs); err != nil {
+				return "", err
+			}
+			return "", c.Insert(ctx, []byte("k"), parent, col, one)
 		}},
 		{name: "system_update_keyspace", call: func(ctx context.Context, c *cassandra.CassandraClient, e permEnv) (string, error) {
 			return ok(c.SystemUpdateKeyspace(ctx, &cassandra.KsDef{Name: e.ks, StrategyClass: "SimpleStrategy",
