@@ -6,6 +6,7 @@ import (
 
 	"github.com/thriftbridge/thriftbridge/internal/testcluster"
 	"github.com/thriftbridge/thriftbridge/legacy"
+	"github.com/thriftbridge/thriftbridge/legacy/conformance"
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
@@ -49,9 +50,45 @@ func TestClusterConsistencyLevels(t *testing.T) {
 				t.Errorf("%s: batch_mutate at %v: %s, want UnavailableException", name, cl, got)
 			}
 		}
+		// cas carries its serial level to the Paxos round and its commit
+		// level to the commit.
+		for _, serial := range []cassandra.ConsistencyLevel{cassandra.ConsistencyLevel_SERIAL, cassandra.ConsistencyLevel_LOCAL_SERIAL} {
+			next := []byte("w-" + serial.String())
+			res, err := c.Cas(callCtx(t), []byte("k-ONE"), "Standard1",
+				[]*cassandra.Column{{Name: []byte("c"), Value: current(t, c, path)}},
+				[]*cassandra.Column{{Name: []byte("c"), Value: next, Timestamp: &ts}}, serial, cassandra.ConsistencyLevel_ONE)
+			if err != nil || !res.Success {
+				t.Errorf("%s: cas at %v: %+v, %v", name, serial, res, err)
+			}
+		}
+		// A commit level the cluster cannot meet: Cassandra 5.0 refuses
+		// the transaction before its Paxos round (UnavailableException,
+		// nothing applied); 3.11 commits on the replica it has and times
+		// out waiting for the others (TimedOutException, applied). thriftd
+		// answers what its cluster does.
+		before := current(t, c, path)
+		_, err := c.Cas(callCtx(t), []byte("k-ONE"), "Standard1", []*cassandra.Column{{Name: []byte("c"), Value: before}},
+			[]*cassandra.Column{{Name: []byte("c"), Value: []byte("x"), Timestamp: &ts}}, cassandra.ConsistencyLevel_SERIAL, cassandra.ConsistencyLevel_THREE)
+		if name == "Cassandra 3.11" {
+			if got := exceptionOf(err); got != "TimedOutException" {
+				t.Errorf("%s: cas committed at THREE: %s, want TimedOutException", name, got)
+			}
+		} else if got := exceptionOf(err); got != "UnavailableException" || string(current(t, c, path)) != string(before) {
+			t.Errorf("%s: cas committed at THREE: %s, value %q; want UnavailableException and %q unchanged", name, got, current(t, c, path), before)
+		}
 		var nf *cassandra.NotFoundException
 		if _, err := c.Get(callCtx(t), []byte("never"), path, cassandra.ConsistencyLevel_ONE); !errors.As(err, &nf) {
 			t.Errorf("%s: after the refused writes, get answers %v, want NotFoundException", name, err)
 		}
 	}
+}
+
+// current is the value of the column at path of row k-ONE.
+func current(t *testing.T, c *conformance.Client, path *cassandra.ColumnPath) []byte {
+	t.Helper()
+	got, err := c.Get(callCtx(t), []byte("k-ONE"), path, cassandra.ConsistencyLevel_ONE)
+	if err != nil {
+		t.Fatalf("%s: get: %v", c.Addr, err)
+	}
+	return got.Column.Value
 }
