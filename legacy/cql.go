@@ -44,6 +44,14 @@ func (h *Handler) ExecutePreparedCqlQuery(context.Context, int32, [][]byte) (*ca
 
 // cqlRunner is the engine's CQL runner, or Cassandra's refusal of the
 // call before login, or thriftd's refusal without one.
+//
+// thriftd does not parse the statements it passes through, so it cannot
+// check a user's permissions on what a statement touches, and the cluster
+// sees thriftd's own login, not the user's. When permissions are enforced
+// (an Authorizer), CQL over Thrift is for the users who may do everything
+// a statement can: every permission on every keyspace (a superuser, or
+// read, write and schema granted on all keyspaces); the others are refused
+// with Cassandra's message for the first permission they lack.
 func (h *Handler) cqlRunner(ctx context.Context) (store.CQLRunner, error) {
 	if err := h.requireLogin(ctx); err != nil {
 		return nil, err
@@ -51,6 +59,9 @@ func (h *Handler) cqlRunner(ctx context.Context) (store.CQLRunner, error) {
 	runner, ok := h.engine.(store.CQLRunner)
 	if !ok {
 		return nil, ire(cql3Refusal)
+	}
+	if err := h.authorize(ctx, "", "", ActionSelect, ActionModify, ActionCreate, ActionAlter, ActionDrop); err != nil {
+		return nil, err
 	}
 	return runner, nil
 }

@@ -6,11 +6,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/thriftbridge/thriftbridge/auth"
 	"github.com/thriftbridge/thriftbridge/internal/testcluster"
 	"github.com/thriftbridge/thriftbridge/legacy"
 	"github.com/thriftbridge/thriftbridge/legacy/conformance"
@@ -254,4 +256,68 @@ func dump(v any) string {
 		return b.String()
 	}
 	return fmt.Sprintf("%+v", v)
+}
+
+// TestCQLOverThriftPermissions: with permissions enforced, CQL over Thrift
+// runs for a user with every permission on every keyspace and is refused,
+// with Cassandra's message, to one whose grants are narrower, since the
+// statements are not parsed and run under thriftd's own login.
+func TestCQLOverThriftPermissions(t *testing.T) {
+	targetHosts(t)
+	dir := t.TempDir()
+	users, err := auth.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []struct {
+		name  string
+		setUp func() error
+	}{
+		{"admin", func() error { return users.SetSuperuser("admin", true) }},
+		{"everywhere", func() error {
+			for _, p := range auth.Permissions {
+				if err := users.Grant("everywhere", p, auth.Resource{}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"reader", func() error { return users.Grant("reader", auth.Read, auth.Resource{}) }},
+	} {
+		if err := users.Add(u.name, "secret-"+u.name); err != nil {
+			t.Fatal(err)
+		}
+		if err := u.setUp(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := users.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	live, err := auth.OpenLive(dir, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	td := startClusterThriftd(t, legacy.HandlerConfig{Auth: live})
+	for user, want := range map[string]string{
+		"":           "InvalidRequestException: You have not logged in",
+		"admin":      "no error",
+		"everywhere": "no error",
+		"reader":     "InvalidRequestException: User reader has no MODIFY permission on <all keyspaces> or any of its parents",
+	} {
+		c := dial(t, td.addr)
+		if user != "" {
+			if err := c.Login(callCtx(t), &cassandra.AuthenticationRequest{Credentials: map[string]string{"username": user, "password": "secret-" + user}}); err != nil {
+				t.Fatalf("login %s: %v", user, err)
+			}
+		}
+		_, err := c.ExecuteCql3Query(callCtx(t), []byte("SELECT release_version FROM system.local"), cassandra.Compression_NONE, cassandra.ConsistencyLevel_ONE)
+		if got := exceptionOf(err); got != want {
+			t.Errorf("execute_cql3_query as %q: %s, want %s", user, got, want)
+		}
+		_, err = c.PrepareCql3Query(callCtx(t), []byte("SELECT release_version FROM system.local"), cassandra.Compression_NONE)
+		if got := exceptionOf(err); got != want {
+			t.Errorf("prepare_cql3_query as %q: %s, want %s", user, got, want)
+		}
+	}
 }
