@@ -55,8 +55,22 @@ func (h *Handler) nodeToken() partition.Token {
 	return h.engine.Partitioner().MinToken()
 }
 
+// hasRing reports whether keyspace has a ring to describe: a keyspace of
+// the catalog, or a replicated system keyspace (system_auth,
+// system_distributed, system_traces), as in Cassandra 3.11; the local
+// ones (system, system_schema) have none. Hector's node discovery asks
+// for the ring of the first keyspace describe_keyspaces lists other than
+// system.
+func (h *Handler) hasRing(keyspace string) bool {
+	if sys := systemKeyspaceDef(keyspace); sys != nil {
+		return sys.StrategyClass != locatorPackage+"LocalStrategy"
+	}
+	_, ok := h.engine.Catalog().Keyspace(keyspace)
+	return ok
+}
+
 func (h *Handler) ring(ctx context.Context, op, keyspace string) ([]*cassandra.TokenRange, error) {
-	if _, ok := h.engine.Catalog().Keyspace(keyspace); !ok || isSystemKeyspace(keyspace) {
+	if !h.hasRing(keyspace) {
 		return nil, iref("There is no ring for the keyspace: %s", keyspace)
 	}
 	src, ok := h.engine.(store.RingSource)

@@ -114,6 +114,14 @@ func TestClusterRingOneInstance(t *testing.T) {
 	compare("describe_token_map", got.tokenMap, want.tokenMap)
 	compare("describe_partitioner", got.partitioner, want.partitioner)
 	compare("describe_schema_versions' endpoints", got.versions, want.versions)
+	// The replicated system keyspaces have a ring, the local ones none:
+	// Hector's node discovery describes the ring of the first keyspace
+	// other than system that describe_keyspaces lists.
+	for _, sys := range []string{"system", "system_auth", "system_distributed", "system_schema", "system_traces"} {
+		gotRing, gotErr := c.DescribeRing(callCtx(t), sys)
+		wantRing, wantErr := rc.DescribeRing(callCtx(t), sys)
+		compare("describe_ring of "+sys, ringString(gotRing)+" "+exceptionOf(gotErr), ringString(wantRing)+" "+exceptionOf(wantErr))
+	}
 }
 
 // TestClusterRingPeers: with --advertise and --peers, every range lists
