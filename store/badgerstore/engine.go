@@ -58,6 +58,9 @@ type Engine struct {
 	now  func() time.Time
 
 	memory MemorySizing
+	// trimmer reclaims the pages of mapped tables (maptrim_linux.go); nil
+	// in memory and where the system has no way to.
+	trimmer *mappedTrimmer
 
 	catalog atomic.Pointer[store.Catalog]
 	// writers pools the write-path scratch state (writer and its slab)
@@ -148,7 +151,26 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.GCInterval > 0 {
 		e.every(opts.GCInterval, e.collectInBackground)
 	}
+	if !opts.InMemory {
+		e.startTrimming(opts.Dir)
+	}
 	return e, nil
+}
+
+// trimInterval is how often the engine checks the resident pages of its
+// mapped tables.
+const trimInterval = 2 * time.Second
+
+// startTrimming starts the periodic reclaim of mapped table pages.
+func (e *Engine) startTrimming(dir string) {
+	t, err := newMappedTrimmer(dir, e.memory.MappedFiles)
+	if err != nil {
+		e.log.Warn("mapped tables will stay resident", "err", err)
+	}
+	if t != nil {
+		e.trimmer = t
+		e.every(trimInterval, e.trimMappedTables)
+	}
 }
 
 var partitionerKey = []byte{nsSchema, schemaMeta, 'p', 'a', 'r', 't'}
