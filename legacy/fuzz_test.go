@@ -249,6 +249,45 @@ func FuzzServerRequest(f *testing.F) {
 	})
 }
 
+// FuzzServerCall feeds one arbitrary binary-protocol message, framed, to
+// a connection of the server after a set_keyspace of the corpus's
+// keyspace: the mutations reach the arguments of every method rather than
+// the framing. The checks are FuzzServerRequest's.
+func FuzzServerCall(f *testing.F) {
+	b := newFuzzBackend(f, f.TempDir())
+	setKeyspace := encodeCall(f, "set_keyspace", &cassandra.CassandraSetKeyspaceArgs{Keyspace: fuzzKeyspace})
+	f.Fuzz(func(t *testing.T, message []byte) {
+		if len(message) > fuzzFrameLimit {
+			return
+		}
+		b.ensureSchema(t)
+		input := append(bytes.Clone(setKeyspace), binary.BigEndian.AppendUint32(nil, uint32(len(message)))...)
+		replies := b.serveInput(t, append(input, message...))
+		if panics := b.log.take(); len(panics) > 0 {
+			t.Fatalf("the handler panicked on message %q:\n%s", message, strings.Join(panics, "\n\n"))
+		}
+		checkReplies(t, replies)
+	})
+}
+
+// encodeCall is the frame the generated client sends for a call.
+func encodeCall(tb testing.TB, method string, args thrift.TStruct) []byte {
+	tb.Helper()
+	buf := thrift.NewTMemoryBuffer()
+	proto := thrift.NewTBinaryProtocolConf(buf, decodeConf)
+	ctx := context.Background()
+	if err := proto.WriteMessageBegin(ctx, method, thrift.CALL, 1); err != nil {
+		tb.Fatal(err)
+	}
+	if err := args.Write(ctx, proto); err != nil {
+		tb.Fatal(err)
+	}
+	if err := proto.WriteMessageEnd(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	return append(binary.BigEndian.AppendUint32(nil, uint32(buf.Len())), buf.Bytes()...)
+}
+
 // FuzzFrameTransport feeds arbitrary bytes, as a connection's input, to
 // the frame transport, which echoes every frame back as a reply: frames
 // are read whole and as sent, never beyond the limit (in length or in
@@ -592,6 +631,20 @@ func corpusFile(input []byte) []byte {
 	return []byte("go test fuzz v1\n[]byte(" + strconv.Quote(string(input)) + ")\n")
 }
 
+// splitFrames returns the bodies of the whole frames of a stream.
+func splitFrames(stream []byte) [][]byte {
+	var frames [][]byte
+	for len(stream) >= frameHeaderLen {
+		size := int(binary.BigEndian.Uint32(stream))
+		if size > len(stream)-frameHeaderLen {
+			break
+		}
+		frames = append(frames, stream[frameHeaderLen:frameHeaderLen+size])
+		stream = stream[frameHeaderLen+size:]
+	}
+	return frames
+}
+
 // seedSummary describes a corpus file: the method, sequence id and
 // length of each frame of a session, or the length of a struct seed.
 func seedSummary(tb testing.TB, file []byte, name string) string {
@@ -608,6 +661,9 @@ func seedSummary(tb testing.TB, file []byte, name string) string {
 	in := []byte(raw)
 	if strings.HasPrefix(name, "FuzzDecodeStructs") {
 		return fmt.Sprintf("struct %d of %d bytes", in[0], len(in))
+	}
+	if strings.HasPrefix(name, "FuzzServerCall") {
+		in = append(binary.BigEndian.AppendUint32(nil, uint32(len(in))), in...)
 	}
 	var b strings.Builder
 	for len(in) >= frameHeaderLen {
@@ -664,6 +720,9 @@ func TestFuzzSeedCorpus(t *testing.T) {
 			t.Fatalf("session %s sent nothing", s.name)
 		}
 		want[filepath.Join("FuzzServerRequest", s.name)] = corpusFile(rec.sent.Bytes())
+		for i, frame := range splitFrames(rec.sent.Bytes()) {
+			want[filepath.Join("FuzzServerCall", fmt.Sprintf("%s_%d", s.name, i))] = corpusFile(frame)
+		}
 		want[filepath.Join("FuzzFrameTransport", s.name)] = corpusFile(rec.sent.Bytes())
 		if panics := b.log.take(); len(panics) > 0 {
 			t.Fatalf("session %s: the handler panicked:\n%s", s.name, strings.Join(panics, "\n"))
