@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
@@ -44,6 +45,14 @@ func checkDataDir(dir string) error {
 	if err != nil {
 		return fmt.Errorf("read data directory %s: %w", dir, err)
 	}
+	// A store another process has open changes under the check (a
+	// compaction's new tables are not in the MANIFEST yet): the check is
+	// for Badger's own refusal to open a directory in use.
+	unlock, inUse := lockDirShared(dir)
+	if inUse {
+		return nil
+	}
+	defer unlock()
 	onDisk := map[uint64]string{}
 	for _, e := range entries {
 		name := e.Name()
@@ -99,6 +108,21 @@ func checkDataDir(dir string) error {
 		}
 	}
 	return nil
+}
+
+// lockDirShared takes a shared lock of dir, the flock Badger takes
+// exclusively while it has the store open, and reports whether another
+// process holds it.
+func lockDirShared(dir string) (unlock func(), inUse bool) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return func() {}, false
+	}
+	if err := syscall.Flock(int(d.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		d.Close()
+		return func() {}, errors.Is(err, syscall.EWOULDBLOCK)
+	}
+	return func() { d.Close() }, false
 }
 
 // checkTableFile opens a table as Badger opens it, its index checksum
