@@ -75,7 +75,7 @@ type Engine struct {
 	// disk refuses writes on a nearly full disk (diskspace.go); nil in
 	// memory.
 	disk *diskGuard
-	bg       sync.WaitGroup
+	bg   sync.WaitGroup
 }
 
 var _ store.Engine = (*Engine)(nil)
