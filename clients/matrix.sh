@@ -11,14 +11,35 @@
 # ends without its closing line counts as one more failure. Exits non-zero
 # if anything failed. thriftd is stopped on the way out.
 #
+# With MATRIX_BACKEND=cql://host:port[,...] (test/run-tests.sh sets it from
+# CASSANDRA_TARGET_HOSTS for a second run), thriftd serves from that CQL
+# cluster instead, its keyspaces under a prefix of the run's own; the
+# clients drop the keyspaces they create, and the run drops what is left
+# under its prefix (the legacy definitions) through cqlsh when CQLSH is set
+# (test/cqlsh/install.sh), or says loudly what it leaves. The 3.11 column
+# does not depend on the backend and is left to the first run.
+#
 # Environment: CASSANDRA_THRIFT (unset: the 3.11 column is skipped, loudly),
-# MATRIX_PORTS (loopback ports to try for thriftd, default 19180-19189),
-# MATRIX_TIMEOUT (seconds per client run, default 150), MATRIX_VERBOSE=1
-# (print every run's full output, not only the failing runs').
+# MATRIX_BACKEND (unset: the embedded store), CQLSH, MATRIX_THRIFTD (the
+# thriftd binary, default bin/thriftd), MATRIX_PORTS (loopback ports to try
+# for thriftd, default 19180-19189), MATRIX_TIMEOUT (seconds per client run,
+# default 150), MATRIX_VERBOSE=1 (print every run's full output, not only
+# the failing runs').
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
-thriftd="$repo/bin/thriftd"
+thriftd="${MATRIX_THRIFTD:-$repo/bin/thriftd}"
+backend="${MATRIX_BACKEND:-}"
+backend_args=()
+sname_thriftd="thriftd"
+if [ -n "$backend" ]; then
+  prefix="matrix$(date +%s)$$_"
+  backend_args=(--backend "$backend" --cql-keyspace-prefix "$prefix" --cql-meta-keyspace "${prefix}meta")
+  sname_thriftd="thriftd-cql"
+  # A cluster reports the seconds left of a TTL, not the TTL written
+  # (docs/CQL-BACKEND.md): the clients' checks accept a few seconds less.
+  export THRIFTBRIDGE_REMAINING_TTL=1
+fi
 ports="${MATRIX_PORTS:-$(seq 19180 19189)}"
 run_timeout="${MATRIX_TIMEOUT:-150}"
 
@@ -26,8 +47,24 @@ run_timeout="${MATRIX_TIMEOUT:-150}"
 
 work="$(mktemp -d)"
 pid=""
+# drop_prefixed drops the keyspaces of the cql backend's run, through cqlsh.
+drop_prefixed() {
+  local first="${backend#cql://}"; first="${first%%,*}"
+  local host="${first%:*}" port="${first##*:}"
+  [ "$host" = "$first" ] && port=9042
+  if [ -z "${CQLSH:-}" ]; then
+    echo "!!! matrix: CQLSH not set: the keyspaces ${prefix}* stay on $backend; drop them by hand !!!" >&2
+    return
+  fi
+  local ks
+  for ks in $("$CQLSH" "$host" "$port" -e "SELECT keyspace_name FROM system_schema.keyspaces" 2>/dev/null | grep -o "${prefix}[A-Za-z0-9_]*"); do
+    "$CQLSH" "$host" "$port" -e "DROP KEYSPACE IF EXISTS \"$ks\"" >/dev/null 2>&1 ||
+      echo "matrix: could not drop keyspace $ks on $backend" >&2
+  done
+}
 cleanup() {
   if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi
+  if [ -n "$backend" ]; then drop_prefixed; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -40,7 +77,7 @@ addr=""
 for port in $ports; do
   port_open "$port" && continue
   rm -rf "$work/data"
-  "$thriftd" --listen "127.0.0.1:$port" --data-dir "$work/data" --log-level warn >"$work/thriftd.log" 2>&1 &
+  "$thriftd" --listen "127.0.0.1:$port" --data-dir "$work/data" "${backend_args[@]}" --log-level warn >"$work/thriftd.log" 2>&1 &
   pid=$!
   for _ in $(seq 1 100); do
     port_open "$port" && break
@@ -55,10 +92,16 @@ if [ -z "$addr" ]; then
   cat "$work/thriftd.log" >&2 2>/dev/null
   echo "0 passed, 1 failed"; exit 1
 fi
-echo "matrix: thriftd on $addr (data in $work/data)"
+if [ -n "$backend" ]; then
+  echo "matrix: thriftd on $addr (data on $backend, keyspaces ${prefix}*)"
+else
+  echo "matrix: thriftd on $addr (data in $work/data)"
+fi
 
-servers=("thriftd=$addr")
-if [ -n "${CASSANDRA_THRIFT:-}" ]; then
+servers=("$sname_thriftd=$addr")
+if [ -n "$backend" ]; then
+  echo "matrix: Cassandra 3.11 is the first run's column, not this one's"
+elif [ -n "${CASSANDRA_THRIFT:-}" ]; then
   servers+=("cassandra-3.11=$CASSANDRA_THRIFT")
   port_open "${CASSANDRA_THRIFT##*:}" ||
     echo "matrix: warning: nothing answers on CASSANDRA_THRIFT=$CASSANDRA_THRIFT" >&2
@@ -113,7 +156,7 @@ printf "%-${w}s" "" | tr ' ' '-'; for s in "${servers[@]}"; do printf -- "-+-%-$
 for c in "${clients[@]}"; do
   printf "%-${w}s" "$c"; for s in "${servers[@]}"; do printf " | %-${cw}s" "${cell[$c,${s%%=*}]}"; done; echo
 done
-[ -n "${CASSANDRA_THRIFT:-}" ] || printf "%-${w}s | %s\n" "" "cassandra-3.11: !!! SKIPPED (CASSANDRA_THRIFT not set) !!!"
+[ -n "${CASSANDRA_THRIFT:-}" ] || [ -n "$backend" ] || printf "%-${w}s | %s\n" "" "cassandra-3.11: !!! SKIPPED (CASSANDRA_THRIFT not set) !!!"
 } | sed 's/[[:space:]]*$//'
 echo
 echo "$total_passed passed, $total_failed failed"

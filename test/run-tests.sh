@@ -73,4 +73,13 @@ start=$SECONDS
 "$go_cmd" build -o bin/ ./cmd/... && clients/matrix.sh || status=1
 echo "test: the client matrix took $((SECONDS - start))s"
 
+# The same clients against thriftd serving from Cassandra 5.0.
+if [ -n "${CASSANDRA_TARGET_HOSTS:-}" ]; then
+  start=$SECONDS
+  MATRIX_BACKEND="cql://$CASSANDRA_TARGET_HOSTS" clients/matrix.sh || status=1
+  echo "test: the client matrix on the cql backend took $((SECONDS - start))s"
+else
+  loud "SKIPPED: the client matrix on the cql backend: CASSANDRA_TARGET_HOSTS not set"
+fi
+
 exit $status
