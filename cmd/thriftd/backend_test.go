@@ -76,7 +76,7 @@ func TestBackendCQLServes(t *testing.T) {
 	// The same cell, as CQL sees it.
 	var key, name, value string
 	var wt int64
-	if err := admin.Query(`SELECT key, column1, value, writetime(value) FROM "`+run+`_Legacy"."Users"`).WithContext(ctx).Scan(&key, &name, &value, &wt); err != nil {
+	if err := admin.Query(`SELECT key, column1, value, writetime(value) FROM "`+run+`_Legacy"."Users"`).ScanContext(ctx, &key, &name, &value, &wt); err != nil {
 		t.Fatalf("the cell on the cluster: %v", err)
 	}
 	if key != "alice" || name != "email" || value != "alice@example.com" || wt != 42 {

@@ -114,21 +114,6 @@ func (p prefixNames) cells(t testing.TB, cells []vecCell) []vecCell {
 	return out
 }
 
-// names is cells for names alone, as a slice or the stored order lists
-// them: in the cluster's order, merged, as read back.
-func (p prefixNames) names(t testing.TB, namesHex []string) []string {
-	t.Helper()
-	cells := make([]vecCell, len(namesHex))
-	for i, n := range namesHex {
-		cells[i] = vecCell{NameHex: n}
-	}
-	var out []string
-	for _, c := range p.cells(t, cells) {
-		out = append(out, c.NameHex)
-	}
-	return out
-}
-
 // find returns the cell of merged (cells' result) that holds name.
 func (p prefixNames) find(t testing.TB, merged []vecCell, nameHex string) (vecCell, bool) {
 	t.Helper()
