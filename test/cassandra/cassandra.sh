@@ -6,6 +6,7 @@
 #
 #   test/cassandra/cassandra.sh start [NODE...]   install and start (default: ref target)
 #   test/cassandra/cassandra.sh stop  [NODE...]   stop by PID (default: every node)
+#   test/cassandra/cassandra.sh resume NODE...    start stopped nodes again on their data
 #   test/cassandra/cassandra.sh env   [NODE...]   print the variables the tests read
 #   test/cassandra/cassandra.sh status
 #
@@ -17,6 +18,10 @@
 #   auth    Cassandra 3.11 with PasswordAuthenticator (cassandra/cassandra):
 #           Thrift 19162, CQL 19044.
 #   target  Cassandra 5.0: the target of a migration, CQL only, 127.0.0.1:29042.
+#   chaos   Cassandra 5.0, CQL only, 127.0.0.1:29043: a node tests may stop and
+#           restart under load (cmd/thriftd's outage test). Only started when
+#           named, never by a bare `start`, and not listed by `status` unless
+#           it runs.
 #
 # Environment: CASSANDRA_REF_VERSION (3.11.19), CASSANDRA_TARGET_VERSION
 # (5.0.9), CASSANDRA_HEAP (768M), CASSANDRA_CACHE (.cache/cassandra),
@@ -31,9 +36,11 @@ target_version="${CASSANDRA_TARGET_VERSION:-5.0.9}"
 heap="${CASSANDRA_HEAP:-768M}"
 start_timeout="${CASSANDRA_START_TIMEOUT:-240}"
 all_nodes=(ref bop auth target)
+# Nodes started and stopped only when named.
+named_nodes=(chaos)
 
 die() { echo "cassandra.sh: $*" >&2; exit 1; }
-usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 # node_conf NODE sets the node's settings.
 node_conf() {
@@ -46,7 +53,8 @@ node_conf() {
     auth)   thrift_port=19162 native_port=19044 storage_port=17002 jmx_port=17399
             authenticator=PasswordAuthenticator authorizer=CassandraAuthorizer ;;
     target) version="$target_version" native_port=29042 storage_port=27000 jmx_port=27199 ;;
-    *) die "unknown node '$1' (nodes: ${all_nodes[*]})" ;;
+    chaos)  version="$target_version" native_port=29043 storage_port=27002 jmx_port=27299 ;;
+    *) die "unknown node '$1' (nodes: ${all_nodes[*]} ${named_nodes[*]})" ;;
   esac
   node_dir="$cache/nodes/$1"
   lib_dir="$cache/lib/$version"
@@ -181,13 +189,19 @@ port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 running() { [ -f "$node_dir/pid" ] && kill -0 "$(cat "$node_dir/pid")" 2>/dev/null; }
 
+# start_node NODE [resume]: resume keeps the node's data (a restart after
+# stop); otherwise the node starts fresh.
 start_node() {
   node_conf "$1"
   if running; then echo "cassandra.sh: $1 already running (pid $(cat "$node_dir/pid"))" >&2; return 0; fi
   install "$version"
-  # A fresh node every start: tests rely on an empty cluster.
-  rm -rf "$node_dir"
-  write_yaml
+  if [ "${2:-}" = resume ] && [ -f "$node_dir/cassandra.yaml" ]; then
+    echo "cassandra.sh: resuming $1 on its data" >&2
+  else
+    # A fresh node every start: tests rely on an empty cluster.
+    rm -rf "$node_dir"
+    write_yaml
+  fi
   local -a opts; mapfile -t opts < <(jvm_opts)
   echo "cassandra.sh: starting $1 (Cassandra $version)" >&2
   nohup java "${opts[@]}" -cp "$lib_dir/*" org.apache.cassandra.service.CassandraDaemon \
@@ -238,6 +252,7 @@ print_env() {
       bop)    echo "CASSANDRA_THRIFT_BOP=127.0.0.1:$thrift_port" ;;
       auth)   echo "CASSANDRA_THRIFT_AUTH=127.0.0.1:$thrift_port"; echo "CASSANDRA_HOSTS_AUTH=127.0.0.1:$native_port" ;;
       target) echo "CASSANDRA_TARGET_HOSTS=127.0.0.1:$native_port" ;;
+      chaos)  echo "CASSANDRA_CHAOS_HOSTS=127.0.0.1:$native_port" ;;
     esac
   done
 }
@@ -253,8 +268,15 @@ case "$cmd" in
     print_env "${nodes[@]}"
     ;;
   stop)
-    nodes=("$@"); [ ${#nodes[@]} -gt 0 ] || nodes=("${all_nodes[@]}")
+    nodes=("$@"); [ ${#nodes[@]} -gt 0 ] || nodes=("${all_nodes[@]}" "${named_nodes[@]}")
     for n in "${nodes[@]}"; do stop_node "$n"; done
+    ;;
+  resume)
+    [ $# -gt 0 ] || usage
+    for n in "$@"; do node_conf "$n"; done
+    for n in "$@"; do start_node "$n" resume; done
+    for n in "$@"; do wait_node "$n"; done
+    print_env "$@"
     ;;
   env)
     nodes=("$@"); [ ${#nodes[@]} -gt 0 ] || nodes=(ref target)
@@ -264,6 +286,10 @@ case "$cmd" in
     for n in "${all_nodes[@]}"; do
       node_conf "$n"
       if running; then echo "$n: running (Cassandra $version, pid $(cat "$node_dir/pid"))"; else echo "$n: stopped"; fi
+    done
+    for n in "${named_nodes[@]}"; do
+      node_conf "$n"
+      if running; then echo "$n: running (Cassandra $version, pid $(cat "$node_dir/pid"))"; fi
     done
     ;;
   *) usage ;;
