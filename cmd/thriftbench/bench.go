@@ -216,6 +216,9 @@ type target struct {
 	created bool
 	// version is the server's describe_version.
 	version string
+	// direct, when set, makes this target the direct CQL load of the
+	// cluster thriftd serves from (direct.go) instead of a Thrift server.
+	direct *directCQL
 }
 
 func newTarget(name, addr string, cfg *loadConfig, log *slog.Logger) *target {
@@ -225,6 +228,9 @@ func newTarget(name, addr string, cfg *loadConfig, log *slog.Logger) *target {
 // setup creates the keyspace (or checks the one to reuse), opens the
 // connections and writes the preloaded rows.
 func (t *target) setup(ctx context.Context) error {
+	if t.direct != nil {
+		return t.direct.setup(ctx, t)
+	}
 	admin, err := dial(ctx, t.addr, "", t.cfg.Timeout)
 	if err != nil {
 		return err
@@ -389,6 +395,9 @@ func (t *target) preload(ctx context.Context) error {
 
 // runMode runs one mode: the warm-up if warm, then the measured phase.
 func (t *target) runMode(ctx context.Context, name string, warm bool) modeResult {
+	if t.direct != nil {
+		return t.direct.runMode(ctx, name, warm)
+	}
 	op := modes[name].op
 	res := modeResult{Mode: name}
 	if warm && t.cfg.Warmup > 0 {
@@ -447,6 +456,9 @@ func (t *target) phase(ctx context.Context, op opFunc, d time.Duration) (phaseSt
 // close closes the connections and drops the keyspace if this run
 // created it, even when ctx was cancelled.
 func (t *target) close(ctx context.Context) error {
+	if t.direct != nil {
+		return t.direct.close(ctx)
+	}
 	for _, w := range t.workers {
 		if w.c != nil {
 			w.c.Close()

@@ -37,6 +37,9 @@ var ratioGoals = map[string]float64{
 var echoGoalModes = map[string]bool{"insert": true, "get": true, "counter": true}
 
 const (
+	// directGoal: thriftd on a CQL cluster against the same calls made
+	// by a gocql application directly.
+	directGoal = 0.80
 	echoGoal   = 0.60
 	rssGoalMiB = 256
 )
@@ -48,6 +51,9 @@ type compareConfig struct {
 	cassandra string
 	// thriftdFlags are added to thriftd's command line (space-separated).
 	thriftdFlags string
+	// cql, when set, is a Cassandra 4/5 node (host:port of CQL) thriftd
+	// serves from, also loaded directly by gocql (direct.go).
+	cql string
 }
 
 // comparison is compare's result.
@@ -60,6 +66,8 @@ type comparison struct {
 	Cassandra        *report       `json:"cassandra,omitempty"`
 	CassandraSkipped string        `json:"cassandra_skipped,omitempty"`
 	Echo             *report       `json:"echo"`
+	// Direct is the direct gocql load of the cluster under thriftd (--cql).
+	Direct *report `json:"direct_cql,omitempty"`
 	ThriftdRSS       *memoryStatus `json:"thriftd_memory,omitempty"`
 	// ThriftdFlags are the flags thriftd ran with beyond its defaults.
 	ThriftdFlags []string `json:"thriftd_flags,omitempty"`
@@ -81,11 +89,15 @@ type compareRow struct {
 	CeilingRatio    *float64 `json:"echo_over_cassandra,omitempty"`
 	Echo            float64  `json:"echo_ops_per_sec"`
 	ThriftdOverEcho float64  `json:"thriftd_over_echo"`
+	// Direct and OverDirect: the direct gocql load and thriftd/direct.
+	Direct     *float64 `json:"direct_cql_ops_per_sec,omitempty"`
+	OverDirect *float64 `json:"thriftd_over_direct_cql,omitempty"`
 }
 
 // Kinds of goals.
 const (
-	goalRatio = "thriftd/cassandra"
+	goalDirect = "thriftd/direct_cql"
+	goalRatio  = "thriftd/cassandra"
 	goalEcho  = "thriftd/echo"
 	goalRSS   = "rss_mib"
 )
@@ -119,6 +131,7 @@ func runCompareCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 	fs.StringVar(&cc.thriftd, "thriftd", "bin/thriftd", "thriftd binary to start (fresh, on a temporary data directory, default settings)")
 	fs.StringVar(&cc.cassandra, "cassandra", "127.0.0.1:19160", "Thrift address of the Cassandra 3.11 to compare with (empty: none)")
 	fs.StringVar(&cc.thriftdFlags, "thriftd-flags", "", "flags added to thriftd's command line, space-separated (e.g. '--commitlog-sync batch')")
+	fs.StringVar(&cc.cql, "cql", "", "CQL host:port of a Cassandra 4/5 node: thriftd serves from it (--backend cql://), and a direct gocql load of the same tables is measured too (modes insert, get, slice, batch, range)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: thriftbench compare [flags]
 
@@ -147,9 +160,27 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 			return err
 		}
 	}
+	if cc.cql != "" {
+		if err := validateDirectModes(cfg.Modes); err != nil {
+			return err
+		}
+		if err := checkLoopback(ctx, "--cql", cc.cql, cfg.AllowRemote); err != nil {
+			return err
+		}
+	}
 	log, err := newLogger(cfg.LogLevel, stderr)
 	if err != nil {
 		return err
+	}
+	var direct *directCQL
+	thriftdFlags := strings.Fields(cc.thriftdFlags)
+	if cc.cql != "" {
+		prefix, err := directPrefix()
+		if err != nil {
+			return err
+		}
+		direct = newDirectCQL(cc.cql, prefix, cfg, log)
+		thriftdFlags = append(direct.thriftdFlags(), thriftdFlags...)
 	}
 	per := cfg.Warmup + time.Duration(cfg.Rounds)*cfg.Duration
 	log.Info("compare: thriftd, Cassandra 3.11 and the echo ceiling", "modes", len(cfg.Modes), "rounds", cfg.Rounds,
@@ -167,7 +198,7 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 		return fmt.Errorf("echo server: %w", err)
 	}
 	defer echo.stop(log)
-	td, err := startThriftd(ctx, cc.thriftd, strings.Fields(cc.thriftdFlags), tmp, cfg.Timeout, log)
+	td, err := startThriftd(ctx, cc.thriftd, thriftdFlags, tmp, cfg.Timeout, log)
 	if err != nil {
 		return fmt.Errorf("thriftd: %w", err)
 	}
@@ -176,6 +207,13 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 	res := &comparison{Config: cfg, DurationS: cfg.Duration.Seconds(), WarmupS: cfg.Warmup.Seconds(), CPUs: runtime.NumCPU(),
 		LoadBefore: loadBefore}
 	targets := []*target{newTarget("thriftd", td.addr, cfg, log)}
+	var directT *target
+	if direct != nil {
+		// After thriftd's: thriftd creates and preloads the tables.
+		directT = newTarget("direct gocql", cc.cql, cfg, log)
+		directT.direct = direct
+		targets = append(targets, directT)
+	}
 	var cass *target
 	switch reason := probeCassandra(ctx, cc.cassandra, cfg.Timeout); reason {
 	case "":
@@ -213,7 +251,10 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 	} else {
 		res.ThriftdRSS = mem
 	}
-	res.ThriftdFlags = strings.Fields(cc.thriftdFlags)
+	res.ThriftdFlags = thriftdFlags
+	if directT != nil {
+		res.Direct = reports[directT]
+	}
 	res.Thriftd, res.Echo = reports[targets[0]], reports[echoT]
 	if cass != nil {
 		res.Cassandra = reports[cass]
@@ -265,8 +306,25 @@ func (c *comparison) fill() {
 	for _, m := range c.Echo.Modes {
 		echo[m.Mode] = m
 	}
+	direct := map[string]modeResult{}
+	if c.Direct != nil {
+		for _, m := range c.Direct.Modes {
+			direct[m.Mode] = m
+		}
+	}
 	for _, m := range c.Thriftd.Modes {
 		row := compareRow{Mode: m.Mode, Thriftd: m.OpsPerSec, Echo: echo[m.Mode].OpsPerSec}
+		if dm, ok := direct[m.Mode]; ok {
+			row.Direct = ptr(dm.OpsPerSec)
+			g := goalResult{Goal: "thriftd/direct gocql " + m.Mode, Kind: goalDirect, Want: directGoal}
+			if dm.OpsPerSec > 0 {
+				row.OverDirect = ptr(m.OpsPerSec / dm.OpsPerSec)
+				g.Got, g.Met = *row.OverDirect, *row.OverDirect >= directGoal
+			} else {
+				g.Reason = "no direct gocql measure"
+			}
+			c.Goals = append(c.Goals, g)
+		}
 		if row.Echo > 0 {
 			row.ThriftdOverEcho = row.Thriftd / row.Echo
 		}
@@ -308,7 +366,7 @@ func writeComparison(w io.Writer, c *comparison) {
 	if c.LoadBefore != "" {
 		fmt.Fprintf(w, "load average before the run %s, after it %s\n", c.LoadBefore, c.LoadAfter)
 	}
-	for _, r := range []*report{c.Thriftd, c.Cassandra, c.Echo} {
+	for _, r := range []*report{c.Thriftd, c.Direct, c.Cassandra, c.Echo} {
 		if r == nil {
 			continue
 		}
@@ -320,6 +378,9 @@ func writeComparison(w io.Writer, c *comparison) {
 		fmt.Fprintf(w, "!!! SKIPPED: the Cassandra 3.11 column: %s\n\n", c.CassandraSkipped)
 	}
 	rows := [][]string{{"mode", "thriftd ops/s", "Cassandra 3.11 ops/s", "ratio", "echo ceiling", "thriftd/echo", "echo/Cassandra"}}
+	if c.Direct != nil {
+		rows[0] = append(rows[0], "direct gocql ops/s", "thriftd/direct")
+	}
 	for _, r := range c.Rows {
 		cassCell, ratioCell, ceilCell := "skipped", "-", "-"
 		if r.Cassandra != nil {
@@ -333,6 +394,16 @@ func writeComparison(w io.Writer, c *comparison) {
 		}
 		rows = append(rows, []string{r.Mode, fmt.Sprintf("%.0f", r.Thriftd), cassCell, ratioCell,
 			fmt.Sprintf("%.0f", r.Echo), fmt.Sprintf("%.0f%%", 100*r.ThriftdOverEcho), ceilCell})
+		if c.Direct != nil {
+			directCell, overCell := "-", "-"
+			if r.Direct != nil {
+				directCell = fmt.Sprintf("%.0f", *r.Direct)
+			}
+			if r.OverDirect != nil {
+				overCell = fmt.Sprintf("%.2f", *r.OverDirect)
+			}
+			rows[len(rows)-1] = append(rows[len(rows)-1], directCell, overCell)
+		}
 	}
 	writeMarkdownTable(w, rows)
 	if c.ThriftdRSS != nil {
@@ -351,7 +422,7 @@ func writeComparison(w io.Writer, c *comparison) {
 	for _, g := range c.Goals {
 		var want, got string
 		switch g.Kind {
-		case goalRatio:
+		case goalRatio, goalDirect:
 			want, got = fmt.Sprintf(">= %.2fx", g.Want), fmt.Sprintf("%.2fx", g.Got)
 		case goalEcho:
 			want, got = fmt.Sprintf(">= %.0f%%", 100*g.Want), fmt.Sprintf("%.1f%%", 100*g.Got)
