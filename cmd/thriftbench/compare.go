@@ -58,17 +58,15 @@ type compareConfig struct {
 
 // comparison is compare's result.
 type comparison struct {
-	Config           *loadConfig `json:"config"`
-	DurationS        float64     `json:"duration_s"`
-	WarmupS          float64     `json:"warmup_s"`
-	CPUs             int         `json:"cpus"`
-	Thriftd          *report     `json:"thriftd"`
-	Cassandra        *report     `json:"cassandra,omitempty"`
-	CassandraSkipped string      `json:"cassandra_skipped,omitempty"`
-	Echo             *report     `json:"echo"`
-	// Direct is the direct gocql load of the cluster under thriftd (--cql).
-	Direct     *report       `json:"direct_cql,omitempty"`
-	ThriftdRSS *memoryStatus `json:"thriftd_memory,omitempty"`
+	Config           *loadConfig   `json:"config"`
+	DurationS        float64       `json:"duration_s"`
+	WarmupS          float64       `json:"warmup_s"`
+	CPUs             int           `json:"cpus"`
+	Thriftd          *report       `json:"thriftd"`
+	Cassandra        *report       `json:"cassandra,omitempty"`
+	CassandraSkipped string        `json:"cassandra_skipped,omitempty"`
+	Echo             *report       `json:"echo"`
+	ThriftdRSS       *memoryStatus `json:"thriftd_memory,omitempty"`
 	// ThriftdFlags are the flags thriftd ran with beyond its defaults.
 	ThriftdFlags []string `json:"thriftd_flags,omitempty"`
 	// LoadBefore and LoadAfter are /proc/loadavg before the servers start
@@ -77,6 +75,9 @@ type comparison struct {
 	LoadAfter  string       `json:"loadavg_after,omitempty"`
 	Rows       []compareRow `json:"rows"`
 	Goals      []goalResult `json:"goals"`
+
+	// Direct is the direct gocql load of the cluster under thriftd (--cql).
+	Direct *report `json:"direct_cql,omitempty"`
 }
 
 type compareRow struct {
