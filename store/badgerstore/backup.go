@@ -3,6 +3,7 @@ package badgerstore
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -30,7 +31,8 @@ import (
 //	header length    uint32, big-endian
 //	header           JSON (BackupHeader)
 //	chunks           uint32 big-endian length, then that many bytes of
-//	                 Badger's backup stream (DB.Backup since 0)...
+//	                 Badger's backup stream (DB.Backup since 0), gzip
+//	                 compressed (fastest level)...
 //	end of chunks    a chunk of length 0
 //	checksum         SHA-256 of every byte before it
 //
@@ -43,7 +45,8 @@ import (
 const BackupFormatVersion = 1
 
 const (
-	backupMagic = "thriftd-backup\n"
+	backupMagic       = "thriftd-backup\n"
+	backupCompression = "gzip"
 	// maxBackupHeader bounds the header a reader accepts: schemas and the
 	// data directory's own files are small.
 	maxBackupHeader = 64 << 20
@@ -52,7 +55,12 @@ const (
 	backupChunkSize = 1 << 20
 	maxBackupChunk  = 4 << 20
 	// loadPendingWrites is how many batches Badger's Load keeps in flight.
-	loadPendingWrites = 256
+	loadPendingWrites = 16
+	// backupCacheSize is the block cache of a store opened for a backup
+	// or a restore: it reads each block once.
+	backupCacheSize = 16 << 20
+	// restoreMemTableSize is the memtable of a store being restored.
+	restoreMemTableSize = 64 << 20
 )
 
 // ErrBackupDamaged is the error of reading a backup file that is
@@ -63,6 +71,8 @@ var ErrBackupDamaged = errors.New("backup file damaged")
 type BackupHeader struct {
 	FormatVersion int       `json:"format_version"`
 	Created       time.Time `json:"created"`
+	// Compression is how the data is compressed: "gzip".
+	Compression string `json:"compression"`
 	// Partitioner laid the rows out; the restored store keeps it.
 	Partitioner string `json:"partitioner"`
 	// ClusterName is the cluster name the server had (informative).
@@ -102,6 +112,7 @@ func (e *Engine) WriteBackup(ctx context.Context, w io.Writer, info BackupInfo) 
 	hdr := &BackupHeader{
 		FormatVersion: BackupFormatVersion,
 		Created:       e.now().UTC(),
+		Compression:   backupCompression,
 		Partitioner:   e.part.Name(),
 		ClusterName:   info.ClusterName,
 		Files:         info.Files,
@@ -130,8 +141,15 @@ func (e *Engine) WriteBackup(ctx context.Context, w io.Writer, info BackupInfo) 
 		}
 	}
 	chunks := &chunkWriter{w: out, buf: make([]byte, 0, backupChunkSize)}
-	if _, err := e.db.Backup(chunks, 0); err != nil {
+	zw, err := gzip.NewWriterLevel(chunks, gzip.BestSpeed)
+	if err != nil {
+		return nil, out.n, fmt.Errorf("backup: %w", err)
+	}
+	if _, err := e.db.Backup(zw, 0); err != nil {
 		return nil, out.n, fmt.Errorf("backup: stream the store: %w", err)
+	}
+	if err := zw.Close(); err != nil {
+		return nil, out.n, fmt.Errorf("backup: write data: %w", err)
 	}
 	if err := chunks.finish(); err != nil {
 		return nil, out.n, fmt.Errorf("backup: write data: %w", err)
@@ -152,7 +170,11 @@ func VerifyBackup(ctx context.Context, r io.Reader) (*BackupHeader, int64, error
 	if err != nil {
 		return nil, in.n, err
 	}
-	if _, err := io.Copy(io.Discard, in.chunks()); err != nil {
+	data, err := in.data()
+	if err != nil {
+		return nil, in.n, err
+	}
+	if _, err := io.Copy(io.Discard, data); err != nil {
 		return nil, in.n, in.damaged(err)
 	}
 	if err := in.checkSum(); err != nil {
@@ -187,17 +209,24 @@ func RestoreBackup(ctx context.Context, r io.Reader, dir string, logger *slog.Lo
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("restore: %w", err)
 	}
+	data, err := in.data()
+	if err != nil {
+		return nil, err
+	}
 	db, err := badger.Open(badger.DefaultOptions(dir).
 		WithLogger(badgerLogger{logger}).
-		WithMemTableSize(128 << 20).
+		WithMemTableSize(restoreMemTableSize).
+		WithBlockCacheSize(backupCacheSize).
 		WithNumVersionsToKeep(1).
 		WithCompactL0OnClose(false))
 	if err != nil {
 		return nil, fmt.Errorf("restore: open badger store in %q: %w", dir, err)
 	}
-	loadErr := db.Load(in.chunks(), loadPendingWrites)
+	loadErr := db.Load(data, loadPendingWrites)
 	if loadErr != nil {
 		loadErr = in.damaged(loadErr)
+	} else if _, err := io.Copy(io.Discard, data); err != nil {
+		loadErr = in.damaged(err)
 	} else {
 		loadErr = in.checkSum()
 	}
@@ -256,6 +285,8 @@ func OpenReadOnly(ctx context.Context, dir string, logger *slog.Logger) (*Engine
 	db, err := badger.Open(badger.DefaultOptions(dir).
 		WithLogger(badgerLogger{logger}).
 		WithReadOnly(true).
+		WithBlockCacheSize(backupCacheSize).
+		WithNumGoroutines(2).
 		WithCompactL0OnClose(false))
 	if err != nil {
 		return nil, fmt.Errorf("open badger store in %q read-only: %w", dir, err)
@@ -430,12 +461,47 @@ func (br *backupReader) header() (*BackupHeader, error) {
 	if hdr.FormatVersion != BackupFormatVersion {
 		return nil, fmt.Errorf("%w: format version %d; this thriftd reads version %d", ErrBackupDamaged, hdr.FormatVersion, BackupFormatVersion)
 	}
+	if hdr.Compression != backupCompression {
+		return nil, fmt.Errorf("%w: unknown compression %q", ErrBackupDamaged, hdr.Compression)
+	}
 	return &hdr, nil
 }
 
-// chunks reads the data chunks, as one stream ending at the end of the
-// chunks.
-func (br *backupReader) chunks() io.Reader { return &chunkReader{br: br} }
+// data reads the data: the chunks, as one stream ending at the end of
+// the chunks, decompressed. A decompression error is ErrBackupDamaged.
+func (br *backupReader) data() (io.Reader, error) {
+	cr := &chunkReader{br: br}
+	zr, err := gzip.NewReader(cr)
+	if err != nil {
+		return nil, br.damaged(err)
+	}
+	zr.Multistream(false)
+	return &dataReader{zr: zr, cr: cr, br: br}, nil
+}
+
+// dataReader decompresses the data; at its end it reads the end of the
+// chunks, which nothing may precede. Its errors are ErrBackupDamaged.
+type dataReader struct {
+	zr *gzip.Reader
+	cr *chunkReader
+	br *backupReader
+}
+
+func (d *dataReader) Read(p []byte) (int, error) {
+	n, err := d.zr.Read(p)
+	if err == io.EOF {
+		if extra, cerr := io.Copy(io.Discard, d.cr); cerr != nil {
+			err = d.br.damaged(cerr)
+		} else if extra > 0 {
+			err = fmt.Errorf("%w: %d bytes follow the compressed data", ErrBackupDamaged, extra)
+		}
+		return n, err
+	}
+	if err != nil {
+		err = d.br.damaged(err)
+	}
+	return n, err
+}
 
 // checkSum reads the checksum and compares it with what was read, then
 // checks that nothing follows.
