@@ -24,6 +24,9 @@ var ErrUnsupported = errors.New("cqlstore: not supported")
 // rowStatements turns one row mutation into statements.
 func rowStatements(m *store.RowMutation) ([]stmt, error) {
 	ti := info(m.Table)
+	if ti.conv != nil {
+		return convertedStatements(m)
+	}
 	out := make([]stmt, 0, len(m.Ops))
 	for i := range m.Ops {
 		s, err := opStatement(ti, m.Key, &m.Ops[i], true, "")

@@ -36,6 +36,9 @@ func (e *Engine) ApplyIf(ctx context.Context, m *store.RowMutation, cond *store.
 		return true, e.Apply(ctx, &store.Batch{Rows: []store.RowMutation{*m}})
 	}
 	ti := info(t)
+	if ti.conv != nil {
+		return false, convertedConditionError(t)
+	}
 	// Writers of one row in this instance take turns: Paxos rounds that
 	// contend for a partition retry and may time out, so the engine does
 	// not make its own callers contend (other instances still may).

@@ -21,6 +21,7 @@ func supercolQuote(name string) string { return supercol.QuoteIdent(name) }
 // was created as, which later definition changes keep.
 type shapeDoc struct {
 	Shape   string      `json:"shape"`
+	Mixed   bool        `json:"mixed,omitempty"` // a static table with a compact part
 	Columns []columnDoc `json:"columns"`
 }
 
@@ -30,6 +31,7 @@ type columnDoc struct {
 	CQLType    string `json:"cql_type"`
 	Kind       string `json:"kind"`
 	Descending bool   `json:"descending,omitempty"`
+	Legacy     []byte `json:"legacy,omitempty"` // the legacy name a named column holds
 }
 
 func (e *Engine) createMeta(ctx context.Context) error {
@@ -148,46 +150,15 @@ func (e *Engine) buildTable(cqlKS, defJSON, shapeJSON string) (*store.Table, err
 
 // plan derives the compact table of a family, as convert creates it.
 func plan(cqlKS string, def *store.TableDef) (*supercol.Mapping, error) {
-	fd := supercol.FamilyDef{
-		Name:             def.Name,
-		Super:            def.Super,
-		KeyValidator:     def.KeyValidator,
-		Comparator:       def.Comparator,
-		SubComparator:    def.SubComparator,
-		DefaultValidator: def.DefaultValidator,
-		KeyAlias:         string(def.KeyAlias),
-		ValueAlias:       string(def.ValueAlias),
-	}
-	for _, a := range def.ColumnAliases {
-		fd.ColumnAliases = append(fd.ColumnAliases, string(a))
-	}
-	if len(def.Columns) > 0 {
-		t, err := store.NewTable(*def)
-		if err != nil {
-			return nil, err
-		}
-		nt := t.CellNameType()
-		for _, c := range def.Columns {
-			fd.Columns = append(fd.Columns, supercol.ColumnDef{Name: nt.String(c.Name), Validator: c.Validator})
-		}
-	}
-	f, err := supercol.NewFamily(cqlKS, fd)
+	f, err := legacyFamily(cqlKS, def)
 	if err != nil {
-		return nil, fmt.Errorf("cqlstore: %w", err)
+		return nil, err
 	}
 	m, err := supercol.Plan(f, supercol.Options{Shape: supercol.ShapeCompact})
 	if err != nil {
 		return nil, fmt.Errorf("cqlstore: %w", err)
 	}
 	return m, nil
-}
-
-func shapeOf(m *supercol.Mapping) *shapeDoc {
-	sh := &shapeDoc{Shape: string(m.Table.Shape)}
-	for _, c := range m.Table.Columns {
-		sh.Columns = append(sh.Columns, columnDoc{Name: c.Name, Type: c.Type.Name(), CQLType: c.Type.CQLType(), Kind: c.Kind.String(), Descending: c.Descending})
-	}
-	return sh
 }
 
 // CreateKeyspace implements store.Engine.
@@ -346,16 +317,12 @@ func (e *Engine) keyspaceDefined(ctx context.Context, name string) (bool, error)
 }
 
 func (e *Engine) putTable(ctx context.Context, cks string, def *store.TableDef, sh *shapeDoc) error {
-	d, err := json.Marshal(def)
-	if err != nil {
-		return err
-	}
-	s, err := json.Marshal(sh)
+	d, s, err := encodeFamily(def, sh)
 	if err != nil {
 		return err
 	}
 	return wrapErr("store the family definition", e.session.Query("INSERT INTO "+e.meta+".families (keyspace_name, family_name, def, shape) VALUES (?, ?, ?, ?)",
-		cks, def.Name, string(d), string(s)).ExecContext(ctx))
+		cks, def.Name, d, s).ExecContext(ctx))
 }
 
 // UpdateTable implements store.Engine. The CQL table keeps its columns:

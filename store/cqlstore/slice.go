@@ -66,6 +66,9 @@ func (e *Engine) Count(ctx context.Context, t *store.Table, key []byte, q *store
 
 func (e *Engine) slice(ctx context.Context, t *store.Table, key []byte, q *store.SliceQuery, out *store.SliceResult, counting, serial bool) (int, error) {
 	ti := info(t)
+	if ti.conv != nil {
+		return e.convertedSlice(ctx, t, key, q, out, counting, serial)
+	}
 	r := &sliceReader{ti: ti, q: q, levelT: ti.nameType, levelC: ti.nameCols}
 	insideSuper := ti.superType != nil && q.Super != nil
 	if ti.superType != nil && q.Super == nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/thriftbridge/thriftbridge/store"
 	"github.com/thriftbridge/thriftbridge/store/marshal"
+	"github.com/thriftbridge/thriftbridge/supercol"
 )
 
 // tableInfo is what the engine keeps with a family (store.Table.Backend):
@@ -22,6 +23,9 @@ type tableInfo struct {
 	counter   bool
 	superType marshal.Type // comparator of super column names (nil: Standard)
 	nameType  marshal.Type // comparator of cell names
+	// conv is set for a family converted to a pivot or static table
+	// (shape_*.go); nil for the compact table.
+	conv *convertedTable
 }
 
 type clustCol struct {
@@ -30,6 +34,9 @@ type clustCol struct {
 }
 
 func newTableInfo(cks string, t *store.Table, sh *shapeDoc) (*tableInfo, error) {
+	if sh.Shape != string(supercol.ShapeCompact) {
+		return newConvertedTableInfo(cks, t, sh)
+	}
 	info := &tableInfo{
 		qname:    quote(cks) + "." + quote(t.Def.Name),
 		shape:    sh,
