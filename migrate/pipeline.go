@@ -34,6 +34,11 @@ type Options struct {
 	// first (defaults 10,000 rows, 5 s).
 	CheckpointRows     int
 	CheckpointInterval time.Duration
+	// NoMetadata leaves thriftd's catalog alone: by default a sink that
+	// records one (MetadataSink) records the converted keyspace in
+	// MetaKeyspace (empty: thriftbridge_meta).
+	NoMetadata   bool
+	MetaKeyspace string
 	// Progress follows the copy of each family (convert shows it as
 	// progress bars); nil: nothing does.
 	Progress Progress
@@ -216,14 +221,28 @@ func sampleFamily(ctx context.Context, src Source, f *supercol.Family, rows, cel
 }
 
 func schemaOf(ks supercol.KeyspaceDef, plans []familyPlan, opts *Options) *Schema {
-	s := &Schema{Keyspace: opts.TargetKeyspace, Replication: opts.Replication}
+	s := &Schema{Keyspace: opts.TargetKeyspace, Replication: opts.Replication, SourceKeyspace: ks.Name, MetaKeyspace: opts.MetaKeyspace}
 	if s.Keyspace == "" {
 		s.Keyspace = ks.Name
 	}
 	for _, p := range plans {
 		s.Tables = append(s.Tables, p.mapping.Table)
+		s.Mappings = append(s.Mappings, p.mapping)
 	}
 	return s
+}
+
+// recordMetadata records the schema in thriftd's catalog when the sink
+// keeps one and the options do not say otherwise.
+func recordMetadata(ctx context.Context, sink Sink, schema *Schema, opts *Options) error {
+	ms, ok := sink.(MetadataSink)
+	if !ok || opts.NoMetadata {
+		return nil
+	}
+	if err := ms.RecordMetadata(ctx, schema); err != nil {
+		return fmt.Errorf("record the keyspace in thriftd's catalog: %w", err)
+	}
+	return nil
 }
 
 // WriteSchema creates the target keyspace and the tables the source's
@@ -237,6 +256,9 @@ func WriteSchema(ctx context.Context, src Source, sink Sink, opts Options) (*Sch
 	schema := schemaOf(ks, plans, &o)
 	if err := sink.Prepare(ctx, schema); err != nil {
 		return nil, fmt.Errorf("create schema: %w", err)
+	}
+	if err := recordMetadata(ctx, sink, schema, &o); err != nil {
+		return nil, err
 	}
 	if err := sink.Flush(ctx); err != nil {
 		return nil, fmt.Errorf("create schema: %w", err)
@@ -291,6 +313,9 @@ func Convert(ctx context.Context, src Source, sink Sink, opts Options) (*Report,
 			fr.Errors = append(fr.Errors, err.Error())
 			return fail(err)
 		}
+	}
+	if err := recordMetadata(ctx, sink, schema, &o); err != nil {
+		return fail(err)
 	}
 	if err := sink.Flush(ctx); err != nil {
 		return fail(fmt.Errorf("flush output: %w", err))

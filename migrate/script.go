@@ -165,7 +165,7 @@ var errNotData = errors.New("not a data statement")
 
 // parse reads one statement; DDL gives errNotData.
 func (g *scriptGrammar) parse(text string) (*dataStatement, error) {
-	if strings.HasPrefix(text, "CREATE ") {
+	if strings.HasPrefix(text, "CREATE ") || isCatalogInsert(text) {
 		return nil, errNotData
 	}
 	var prefix string

@@ -135,6 +135,13 @@ type Schema struct {
 	// Replication is a CQL map literal (see ParseReplication).
 	Replication string
 	Tables      []*supercol.Table
+	// SourceKeyspace is the legacy keyspace converted, Mappings the
+	// mapping of each family onto its table (in Tables' order), and
+	// MetaKeyspace thriftd's metadata keyspace (empty: thriftbridge_meta):
+	// what a MetadataSink records.
+	SourceKeyspace string
+	Mappings       []*supercol.Mapping
+	MetaKeyspace   string
 }
 
 // Statements returns the DDL: CREATE KEYSPACE, then each table and its

@@ -106,6 +106,8 @@ type config struct {
 	report         string
 	planFile       string
 	replication    string
+	noMetadata     bool
+	metaKeyspace   string
 	rate           float64
 	concurrency    int
 	batchSize      int
@@ -210,6 +212,8 @@ func parseFlags(cmd string, args []string, stderr io.Writer) (*config, error) {
 	}
 	if cmd == "schema" || cmd == "data" {
 		fs.StringVar(&c.replication, "replication", "", "replication map of a created keyspace (default {'class': 'SimpleStrategy', 'replication_factor': 1})")
+		fs.BoolVar(&c.noMetadata, "no-metadata", false, "do not record the keyspace in thriftd's catalog (the metadata keyspace thriftd --backend cql:// serves it from; in a file: target, the INSERTs at the script's end)")
+		fs.StringVar(&c.metaKeyspace, "meta-keyspace", "thriftbridge_meta", "thriftd's metadata keyspace (thriftd's cql_meta_keyspace)")
 	}
 	if cmd == "data" {
 		fs.StringVar(&c.checkpoint, "checkpoint", "", "checkpoint file: record progress, resume from it")
@@ -285,7 +289,7 @@ func commandUsage(fs *flag.FlagSet, cmd string, w io.Writer) {
 // options builds the pipeline options shared by every command.
 func (c *config) options(targetKeyspace string, log *slog.Logger) (migrate.Options, error) {
 	o := migrate.Options{TargetKeyspace: targetKeyspace, Shapes: c.shapes, Families: c.families,
-		SampleRows: c.sampleRows, Logger: log, Now: c.clock()}
+		SampleRows: c.sampleRows, Logger: log, Now: c.clock(), NoMetadata: c.noMetadata, MetaKeyspace: c.metaKeyspace}
 	var err error
 	if c.ttl != "" {
 		if o.TTL, err = migrate.ParseTTLPolicy(c.ttl); err != nil {
