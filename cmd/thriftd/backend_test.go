@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -81,5 +82,23 @@ func TestBackendCQLServes(t *testing.T) {
 	}
 	if key != "alice" || name != "email" || value != "alice@example.com" || wt != 42 {
 		t.Errorf("on the cluster: %q %q %q at %d", key, name, value, wt)
+	}
+}
+
+// TestBackendBadgerDir: --backend badger:DIR keeps the embedded store, in
+// DIR rather than --data-dir.
+func TestBackendBadgerDir(t *testing.T) {
+	dir, other := t.TempDir(), t.TempDir()
+	_, addr := startChild(t, "--backend", "badger:"+dir, "--data-dir", other)
+	c := dialTest(t, addr)
+	if _, err := c.SystemAddKeyspace(context.Background(), &cassandra.KsDef{Name: "here", StrategyClass: "SimpleStrategy",
+		StrategyOptions: map[string]string{"replication_factor": "1"}, CfDefs: []*cassandra.CfDef{}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "MANIFEST")); err != nil {
+		t.Errorf("no store in the backend's directory %s: %v", dir, err)
+	}
+	if entries, err := os.ReadDir(other); err != nil || len(entries) != 0 {
+		t.Errorf("--data-dir %s was used too: %v %v", other, entries, err)
 	}
 }
