@@ -46,14 +46,22 @@ func opStatement(ti *tableInfo, key []byte, op *store.Op, withTS bool, cond stri
 	if err := w.key(ti, key); err != nil {
 		return stmt{}, err
 	}
-	using := func(ts int64) string {
+	// using is the USING TIMESTAMP clause and its bound value: a bind
+	// marker, not a literal, so that the statement's text is the same for
+	// every write of a shape and the driver prepares it once.
+	using := func(ts int64) (string, []any) {
 		// CQL refuses a timestamp on any statement of a counter table: its
 		// deletions take the coordinator's time, as Cassandra's own counter
 		// deletions did.
 		if !withTS || ti.counter {
-			return ""
+			return "", nil
 		}
-		return fmt.Sprintf(" USING TIMESTAMP %d", ts)
+		return " USING TIMESTAMP ?", []any{ts}
+	}
+	// deleteStmt deletes what w restricts, at the operation's timestamp.
+	deleteStmt := func(cond string) stmt {
+		u, args := using(op.Timestamp)
+		return stmt{"DELETE FROM " + ti.qname + u + w.sb.String() + cond, append(args, w.args...)}
 	}
 	// cell adds the clustering columns of (op.Super, op.Name).
 	cell := func(needName bool) error {
@@ -87,11 +95,12 @@ func opStatement(ti *tableInfo, key []byte, op *store.Op, withTS bool, cond stri
 			return stmt{}, err
 		}
 		if cond != "" {
-			ttl := ""
+			ttl, args := "", []any{}
 			if op.TTL > 0 {
-				ttl = fmt.Sprintf(" USING TTL %d", op.TTL)
+				ttl, args = " USING TTL ?", append(args, op.TTL)
 			}
-			return stmt{"UPDATE " + ti.qname + ttl + " SET " + ti.value + " = ?" + w.sb.String() + cond, append([]any{raw(op.Value)}, w.args...)}, nil
+			args = append(append(args, raw(op.Value)), w.args...)
+			return stmt{"UPDATE " + ti.qname + ttl + " SET " + ti.value + " = ?" + w.sb.String() + cond, args}, nil
 		}
 		cols := append([]string{}, ti.keyCols...)
 		for _, c := range ti.superCols {
@@ -101,21 +110,23 @@ func opStatement(ti *tableInfo, key []byte, op *store.Op, withTS bool, cond stri
 			cols = append(cols, c.name)
 		}
 		cols = append(cols, ti.value)
-		args := append(w.args, raw(op.Value))
-		q := "INSERT INTO " + ti.qname + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ")" + using(op.Timestamp)
+		u, uargs := using(op.Timestamp)
+		args := append(append(w.args, raw(op.Value)), uargs...)
+		q := "INSERT INTO " + ti.qname + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ")" + u
 		if op.TTL > 0 {
-			if withTS {
-				q += fmt.Sprintf(" AND TTL %d", op.TTL)
+			if u != "" {
+				q += " AND TTL ?"
 			} else {
-				q += fmt.Sprintf(" USING TTL %d", op.TTL)
+				q += " USING TTL ?"
 			}
+			args = append(args, op.TTL)
 		}
 		return stmt{q, args}, nil
 	case store.OpDeleteCell:
 		if err := cell(true); err != nil {
 			return stmt{}, err
 		}
-		return stmt{"DELETE FROM " + ti.qname + using(op.Timestamp) + w.sb.String() + cond, w.args}, nil
+		return deleteStmt(cond), nil
 	case store.OpDeleteSuper:
 		if ti.superType == nil || len(op.Super) == 0 {
 			return stmt{}, errors.New("a super column deletion needs a Super family and a super column name")
@@ -123,22 +134,22 @@ func opStatement(ti *tableInfo, key []byte, op *store.Op, withTS bool, cond stri
 		if err := w.names(ti.superCols, ti.superType, op.Super); err != nil {
 			return stmt{}, err
 		}
-		return stmt{"DELETE FROM " + ti.qname + using(op.Timestamp) + w.sb.String(), w.args}, nil
+		return deleteStmt(""), nil
 	case store.OpDeleteRow:
-		return stmt{"DELETE FROM " + ti.qname + using(op.Timestamp) + w.sb.String(), w.args}, nil
+		return deleteStmt(""), nil
 	case store.OpDeleteRange:
 		cols, typ := ti.nameCols, ti.nameType
 		if ti.superType != nil {
 			cols, typ = ti.superCols, ti.superType
 		}
 		if len(op.Start) == 0 && len(op.Finish) == 0 {
-			return stmt{"DELETE FROM " + ti.qname + using(op.Timestamp) + w.sb.String(), w.args}, nil
+			return deleteStmt(""), nil
 		}
 		if isComposite(typ) {
 			if err := w.compositeRange(cols, op.Start, op.Finish); err != nil {
 				return stmt{}, err
 			}
-			return stmt{"DELETE FROM " + ti.qname + using(op.Timestamp) + w.sb.String(), w.args}, nil
+			return deleteStmt(""), nil
 		}
 		lo, hi := ">=", "<="
 		if cols[0].desc { // comparator order is the reverse of the values'
@@ -150,7 +161,7 @@ func opStatement(ti *tableInfo, key []byte, op *store.Op, withTS bool, cond stri
 		if len(op.Finish) > 0 {
 			w.rel(cols[0].name, hi, op.Finish)
 		}
-		return stmt{"DELETE FROM " + ti.qname + using(op.Timestamp) + w.sb.String(), w.args}, nil
+		return deleteStmt(""), nil
 	case store.OpCounterAdd:
 		if !ti.counter {
 			return stmt{}, errors.New("counter add to a family that is not of counters")

@@ -3,7 +3,6 @@ package cqlstore
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -142,7 +141,9 @@ func (e *Engine) slice(ctx context.Context, t *store.Table, key []byte, q *store
 	cols := e.selectCols(ti)
 	stmt := "SELECT " + cols + " FROM " + ti.qname + w.sb.String() + order
 	if r.exact && !r.superLvl {
-		stmt += fmt.Sprintf(" LIMIT %d", limit)
+		// A bind marker: one prepared statement whatever the count.
+		stmt += " LIMIT ?"
+		w.args = append(w.args, limit)
 	}
 	cons := e.readConsistency(ctx)
 	if serial {
