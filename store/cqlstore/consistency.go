@@ -66,9 +66,10 @@ func isSerial(c gocql.Consistency) bool { return c == gocql.Serial || c == gocql
 
 // wrapErr gives a driver error the engine's text: a statement the cluster
 // refused as invalid is a *store.CQLRefusedError with its reason; too few replicas
-// alive wraps store.ErrUnavailable; a replica's read or write timeout, a
-// conditional write of unknown outcome, no response in time and the end
-// of ctx's deadline wrap store.ErrTimeout.
+// alive, or no node reachable at all, wraps store.ErrUnavailable; a
+// replica's read or write timeout, a conditional write of unknown outcome,
+// a connection closed or no response in time and the end of ctx's deadline
+// wrap store.ErrTimeout.
 func wrapErr(what string, err error) error {
 	if err == nil {
 		return nil
@@ -83,6 +84,15 @@ func wrapErr(what string, err error) error {
 	var un *gocql.RequestErrUnavailable
 	if errors.As(err, &un) {
 		return fmt.Errorf("%w: %s: %d replicas needed at %s, %d alive", store.ErrUnavailable, what, un.Required, un.Consistency, un.Alive)
+	}
+	if errors.Is(err, gocql.ErrNoConnections) {
+		// No node of the cluster is reachable: nothing was sent, as when
+		// a coordinator knows too few replicas alive.
+		return fmt.Errorf("%w: %s: no node of the cluster is reachable: %v", store.ErrUnavailable, what, err)
+	}
+	if errors.Is(err, gocql.ErrConnectionClosed) {
+		// The node went away with the request: its outcome is unknown.
+		return fmt.Errorf("%w: %s: %v", store.ErrTimeout, what, err)
 	}
 	var wt *gocql.RequestErrWriteTimeout
 	var rt *gocql.RequestErrReadTimeout
