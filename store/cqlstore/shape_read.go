@@ -239,8 +239,14 @@ func (e *Engine) convertedSlice(ctx context.Context, t *store.Table, key []byte,
 			continue
 		}
 		if superLvl {
+			// A reversed slice of super columns reverses their subcolumns
+			// too, as the compact table's reads and Cassandra 3.11 do.
 			sc := store.SuperColumn{Name: out.Keep(en.name)}
-			for _, c := range cells[en.start:en.end] {
+			for k := en.start; k < en.end; k++ {
+				c := cells[k]
+				if reversed {
+					c = cells[en.end-1-(k-en.start)]
+				}
 				sc.Cells = append(sc.Cells, keepCell(out, c.cell))
 			}
 			out.Supers = append(out.Supers, sc)

@@ -1,0 +1,596 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/thriftbridge/thriftbridge/daemon/daemontest"
+	"github.com/thriftbridge/thriftbridge/fixtures"
+	"github.com/thriftbridge/thriftbridge/store/marshal"
+	"github.com/thriftbridge/thriftbridge/supercol"
+	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
+)
+
+// TestConvertThenServe is the promise of convert and thriftd's cluster
+// backend together: a keyspace converted by `convert data --to cql://`
+// into Cassandra 5.0 is served by thriftd --backend cql:// without another
+// step. For every fixture model, loaded into thriftd over Badger (on the
+// model's clock), the answers of the model's reads are recorded; the
+// model is converted with the automatic shapes and with each shape forced
+// in turn; thriftd over the 5.0 cluster must give exactly the same
+// answers (names, values, order, timestamps; TTLs as the time left, the
+// expiry instants within 2 s plus the conversion's duration, as convert
+// writes each TTL as what is left at its start). Then a write through
+// thriftd lands in the converted table, read back with plain CQL, and a
+// write of a name the table has no column for is refused.
+func TestConvertThenServe(t *testing.T) {
+	hosts := requireEnv(t, "CASSANDRA_TARGET_HOSTS", "serving converted keyspaces", "host:9042 of a Cassandra 5.0 node")
+	run := "tbs" + runID(t)
+	meta := run + "_meta"
+	admin := cqlSession(t, hosts, "", "")
+	t.Cleanup(func() { dropServeKeyspaces(t, admin, run+"_") })
+	for _, name := range fixtures.Names() {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			m, err := fixtures.Load(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			srv, err := startFixtureServer(ctx, t.TempDir(), m.LoadTime(), slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				if err := srv.stop(ctx); err != nil {
+					t.Error(err)
+				}
+			})
+			client := thriftClient(t, srv.addr())
+			if err := m.WriteThrift(ctx, client, ""); err != nil {
+				t.Fatal(err)
+			}
+			srv.clock.set(m.Now)
+			// Over Badger a TTL is the one written at LoadTime; by Now,
+			// Now-LoadTime of it is spent.
+			want, ghosts := readModel(ctx, t, client, m, m.Now.Unix()-m.LoadTime().Unix())
+			for i, shape := range fixtures.ExpectedShapeNames() {
+				forced, err := m.ForcedShapes(ctx, shape)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if forced != nil && len(forced) == 0 {
+					continue // the shape fits no family of the model
+				}
+				t.Run(shape, func(t *testing.T) {
+					prefix := fmt.Sprintf("%s_%s_%d_", run, name, i)
+					args := []string{"data", "--from", "thrift://" + srv.addr() + "/" + m.Keyspace.Name,
+						"--to", "cql://" + hosts + "/" + prefix + m.Keyspace.Name, "--meta-keyspace", meta,
+						"--now", strconv.FormatInt(m.Now.Unix(), 10), "--quiet", "--consistency", "ONE"}
+					for _, f := range sortedKeys(forced) {
+						args = append(args, "--shape", f+"="+string(forced[f]))
+					}
+					started := time.Now()
+					if out, errOut, err := liveConvert(ctx, args...); err != nil {
+						t.Fatalf("convert %s: %v\n%s%s", strings.Join(args, " "), err, out, errOut)
+					}
+					slack := 2*time.Second + time.Since(started)
+					cfg := daemontest.Config(t)
+					cfg.Backend = "cql://" + hosts
+					cfg.CQLKeyspacePrefix = prefix
+					cfg.CQLMetaKeyspace = meta
+					cfg.CQLConsistency = "ONE"
+					served := thriftClient(t, daemontest.Start(t, cfg))
+					if err := served.SetKeyspace(ctx, m.Keyspace.Name); err != nil {
+						t.Fatalf("set_keyspace %s on thriftd over Cassandra 5.0: %v", m.Keyspace.Name, err)
+					}
+					got, listed := readModel(ctx, t, served, m, 0)
+					compareAnswers(t, want, got, slack)
+					if len(listed) > 0 {
+						t.Errorf("thriftd over Cassandra 5.0 lists rows without columns: %v", listed)
+					}
+					for _, g := range ghosts {
+						cols, err := served.GetSlice(ctx, g.key, &cassandra.ColumnParent{ColumnFamily: g.family}, allColumns, cassandra.ConsistencyLevel_ONE)
+						if err != nil || len(cols) != 0 {
+							t.Errorf("%s[%x], a row of tombstones only: get_slice over Cassandra 5.0 gives %d columns, %v", g.family, g.key, len(cols), err)
+						}
+					}
+					writeThrough(ctx, t, served, admin, m, meta, prefix+m.Keyspace.Name, want)
+				})
+			}
+		})
+	}
+}
+
+// answer is one read call and what it returned, TTLs turned into the time
+// left.
+type answer struct {
+	call   string
+	result any
+	// left maps the position of each TTL'd column in the result's text
+	// to the seconds it had left at the read.
+	left []int64
+}
+
+// readModel makes the model's reads on every family: a full
+// get_range_slices, then for every row get_slice (whole, reversed with a
+// count of 2, by the names of its first and last columns, and inside each
+// super column), get_count, and one multiget_slice of every key. Each
+// answer's TTLs are kept as the time left at the read (the server's clock:
+// the model's Now over Badger, whose TTLs are the original ones; the real
+// clock over the cluster, whose TTLs are already what is left).
+func readModel(ctx context.Context, t *testing.T, client *cassandra.CassandraClient, m *fixtures.Model, spent int64) (out []answer, ghosts []ghost) {
+	t.Helper()
+	all := allColumns
+	for _, family := range m.FamilyNames() {
+		f, _ := m.Family(family)
+		parent := &cassandra.ColumnParent{ColumnFamily: family}
+		rows, err := client.GetRangeSlices(ctx, parent, all, &cassandra.KeyRange{StartKey: []byte{}, EndKey: []byte{}, Count: 100000}, cassandra.ConsistencyLevel_ONE)
+		if err != nil {
+			t.Fatalf("%s: get_range_slices: %v", family, thriftError(err))
+		}
+		// A row holding only tombstones is listed by thriftd over Badger,
+		// as by Cassandra 3.11 (a range ghost), and not over a cluster
+		// (Capabilities.RangeGhosts false): the ghosts are set apart and
+		// asserted on their own.
+		live := rows[:0:0]
+		for _, r := range rows {
+			if len(r.Columns) == 0 {
+				ghosts = append(ghosts, ghost{family, r.Key})
+				continue
+			}
+			live = append(live, r)
+		}
+		rows = live
+		out = append(out, answerOf(spent, "get_range_slices "+family, rows))
+		var keys [][]byte
+		for _, r := range rows {
+			keys = append(keys, r.Key)
+			cols, err := client.GetSlice(ctx, r.Key, parent, all, cassandra.ConsistencyLevel_ONE)
+			if err != nil {
+				t.Fatalf("%s[%x]: get_slice: %v", family, r.Key, thriftError(err))
+			}
+			out = append(out, answerOf(spent, fmt.Sprintf("get_slice %s[%x]", family, r.Key), cols))
+			rev := &cassandra.SlicePredicate{SliceRange: &cassandra.SliceRange{Start: []byte{}, Finish: []byte{}, Reversed: true, Count: 2}}
+			cols, err = client.GetSlice(ctx, r.Key, parent, rev, cassandra.ConsistencyLevel_ONE)
+			if err != nil {
+				t.Fatalf("%s[%x]: reversed get_slice: %v", family, r.Key, thriftError(err))
+			}
+			out = append(out, answerOf(spent, fmt.Sprintf("reversed get_slice %s[%x]", family, r.Key), cols))
+			n, err := client.GetCount(ctx, r.Key, parent, all, cassandra.ConsistencyLevel_ONE)
+			if err != nil {
+				t.Fatalf("%s[%x]: get_count: %v", family, r.Key, thriftError(err))
+			}
+			out = append(out, answer{call: fmt.Sprintf("get_count %s[%x]", family, r.Key), result: n})
+			if len(r.Columns) == 0 {
+				continue
+			}
+			names := [][]byte{columnName(r.Columns[0]), columnName(r.Columns[len(r.Columns)-1])}
+			cols, err = client.GetSlice(ctx, r.Key, parent, &cassandra.SlicePredicate{ColumnNames: names}, cassandra.ConsistencyLevel_ONE)
+			if err != nil {
+				t.Fatalf("%s[%x]: get_slice by names: %v", family, r.Key, thriftError(err))
+			}
+			out = append(out, answerOf(spent, fmt.Sprintf("get_slice by names %s[%x]", family, r.Key), cols))
+			if !f.Def.Super {
+				continue
+			}
+			for _, c := range r.Columns {
+				super := columnName(c)
+				in := &cassandra.ColumnParent{ColumnFamily: family, SuperColumn: super}
+				cols, err := client.GetSlice(ctx, r.Key, in, all, cassandra.ConsistencyLevel_ONE)
+				if err != nil {
+					t.Fatalf("%s[%x][%x]: get_slice: %v", family, r.Key, super, thriftError(err))
+				}
+				out = append(out, answerOf(spent, fmt.Sprintf("get_slice %s[%x][%x]", family, r.Key, super), cols))
+			}
+		}
+		if len(keys) > 0 {
+			multi, err := client.MultigetSlice(ctx, keys, parent, all, cassandra.ConsistencyLevel_ONE)
+			if err != nil {
+				t.Fatalf("%s: multiget_slice: %v", family, thriftError(err))
+			}
+			out = append(out, answerOf(spent, "multiget_slice "+family, multi))
+		}
+	}
+	return out, ghosts
+}
+
+// ghost is a row that holds only tombstones.
+type ghost struct {
+	family string
+	key    []byte
+}
+
+// allColumns selects every column of a row.
+var allColumns = &cassandra.SlicePredicate{SliceRange: &cassandra.SliceRange{Start: []byte{}, Finish: []byte{}, Count: 100000}}
+
+func columnName(c *cassandra.ColumnOrSuperColumn) []byte {
+	switch {
+	case c.Column != nil:
+		return c.Column.Name
+	case c.SuperColumn != nil:
+		return c.SuperColumn.Name
+	case c.CounterColumn != nil:
+		return c.CounterColumn.Name
+	case c.CounterSuperColumn != nil:
+		return c.CounterSuperColumn.Name
+	}
+	return nil
+}
+
+// answerOf keeps a result with its TTLs replaced by 0 and listed, in
+// order, as the time left: over Badger (a TTL the column was written
+// with, at the model's LoadTime) the original TTL less the time from
+// LoadTime to Now; over the cluster the TTL itself.
+func answerOf(spent int64, call string, result any) answer {
+	a := answer{call: call}
+	// Deep copy through JSON so that zeroing TTLs leaves the result alone.
+	b, _ := json.Marshal(result)
+	var copied any
+	switch result.(type) {
+	case []*cassandra.KeySlice:
+		copied = &[]*cassandra.KeySlice{}
+	case []*cassandra.ColumnOrSuperColumn:
+		copied = &[]*cassandra.ColumnOrSuperColumn{}
+	case map[string][]*cassandra.ColumnOrSuperColumn:
+		copied = &map[string][]*cassandra.ColumnOrSuperColumn{}
+	}
+	if err := json.Unmarshal(b, copied); err != nil {
+		panic(err)
+	}
+	visitColumns(copied, func(c *cassandra.Column) {
+		if c.TTL == nil {
+			return
+		}
+		a.left = append(a.left, int64(*c.TTL)-spent)
+		c.TTL = nil
+	})
+	a.result = copied
+	return a
+}
+
+// visitColumns calls fn on every Column of a result, in a fixed order.
+func visitColumns(v any, fn func(*cassandra.Column)) {
+	cols := func(cs []*cassandra.ColumnOrSuperColumn) {
+		for _, c := range cs {
+			if c.Column != nil {
+				fn(c.Column)
+			}
+			if c.SuperColumn != nil {
+				for _, sc := range c.SuperColumn.Columns {
+					fn(sc)
+				}
+			}
+		}
+	}
+	switch r := v.(type) {
+	case *[]*cassandra.KeySlice:
+		for _, ks := range *r {
+			cols(ks.Columns)
+		}
+	case *[]*cassandra.ColumnOrSuperColumn:
+		cols(*r)
+	case *map[string][]*cassandra.ColumnOrSuperColumn:
+		keys := make([]string, 0, len(*r))
+		for k := range *r {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			cols((*r)[k])
+		}
+	}
+}
+
+// compareAnswers asserts that every read gave the same result, and that
+// each TTL'd column expires at the same instant within slack: over Badger
+// the TTL is the original one, written at LoadTime and read at Now; over
+// the cluster it is the time left at the read, which convert counted from
+// Now at its start.
+func compareAnswers(t *testing.T, want, got []answer, slack time.Duration) {
+	t.Helper()
+	if len(want) != len(got) {
+		t.Fatalf("%d answers over Cassandra 5.0, %d over Badger", len(got), len(want))
+	}
+	for i := range want {
+		w, g := want[i], got[i]
+		if w.call != g.call {
+			t.Fatalf("answer %d: call %s over Badger, %s over Cassandra 5.0", i, w.call, g.call)
+		}
+		if !reflect.DeepEqual(w.result, g.result) {
+			wb, _ := json.Marshal(w.result)
+			gb, _ := json.Marshal(g.result)
+			t.Errorf("%s:\nover Badger:          %s\nover Cassandra 5.0:   %s", w.call, wb, gb)
+			continue
+		}
+		if len(w.left) != len(g.left) {
+			t.Errorf("%s: %d TTL'd columns over Badger, %d over Cassandra 5.0", w.call, len(w.left), len(g.left))
+			continue
+		}
+		for j := range w.left {
+			if d := time.Duration(w.left[j]-g.left[j]) * time.Second; d < 0 || d > slack {
+				t.Errorf("%s: TTL'd column %d: %d s left over Badger, %d s over Cassandra 5.0 (more than %v apart)", w.call, j, w.left[j], g.left[j], slack)
+			}
+		}
+	}
+}
+
+// writeThrough writes, through thriftd over the cluster, one cell of every
+// family (the name of the first column of its first row, in a new row
+// key where the key validator takes text, else the same row) and reads
+// it back with plain CQL in the converted table; then a name the table
+// has no column for (pivot and pure static tables) is refused.
+func writeThrough(ctx context.Context, t *testing.T, client *cassandra.CassandraClient, admin *gocql.Session, m *fixtures.Model, meta, cqlKeyspace string, want []answer) {
+	t.Helper()
+	for _, family := range m.FamilyNames() {
+		f, _ := m.Family(family)
+		var first *cassandra.KeySlice
+		for _, a := range want {
+			if a.call == "get_range_slices "+family {
+				rows := *a.result.(*[]*cassandra.KeySlice)
+				for _, r := range rows {
+					if len(r.Columns) > 0 {
+						first = r
+						break
+					}
+				}
+			}
+		}
+		if first == nil {
+			continue
+		}
+		shape := familyShape(ctx, t, admin, meta, cqlKeyspace, family)
+		ts := time.Now().UnixMicro()
+		parent := &cassandra.ColumnParent{ColumnFamily: family}
+		c := first.Columns[0]
+		var super, name, value []byte
+		switch {
+		case c.Column != nil:
+			name, value = c.Column.Name, c.Column.Value
+		case c.SuperColumn != nil:
+			super, name, value = c.SuperColumn.Name, c.SuperColumn.Columns[0].Name, c.SuperColumn.Columns[0].Value
+			parent.SuperColumn = super
+		case c.CounterColumn != nil:
+			name = c.CounterColumn.Name
+		case c.CounterSuperColumn != nil:
+			super, name = c.CounterSuperColumn.Name, c.CounterSuperColumn.Columns[0].Name
+			parent.SuperColumn = super
+		}
+		if value == nil {
+			value = []byte{} // an empty value, which JSON left out
+		}
+		counter := c.CounterColumn != nil || c.CounterSuperColumn != nil
+		if counter {
+			if err := client.Add(ctx, first.Key, parent, &cassandra.CounterColumn{Name: name, Value: 5}, cassandra.ConsistencyLevel_ONE); err != nil {
+				t.Fatalf("%s: add through thriftd over Cassandra 5.0: %v", family, thriftError(err))
+			}
+		} else {
+			ttl := int32(3600)
+			if err := client.Insert(ctx, first.Key, parent, &cassandra.Column{Name: name, Value: value, Timestamp: &ts, TTL: &ttl}, cassandra.ConsistencyLevel_ONE); err != nil {
+				t.Fatalf("%s: insert through thriftd over Cassandra 5.0: %v", family, thriftError(err))
+			}
+		}
+		col, where, args := cqlAddress(t, f, shape, first.Key, super, name)
+		table := supercol.QuoteIdent(cqlKeyspace) + "." + supercol.QuoteIdent(family)
+		if counter {
+			var v int64
+			if err := admin.Query("SELECT "+col+" FROM "+table+where, args...).Consistency(gocql.One).ScanContext(ctx, &v); err != nil {
+				t.Fatalf("%s: read the counter back with CQL: %v", family, err)
+			}
+			if before := counterOf(c, name); v != before+5 {
+				t.Errorf("%s: counter %s is %d in the converted table after adding 5 to %d through thriftd", family, col, v, before)
+			}
+		} else {
+			var v cqlBytes
+			var wt int64
+			var ttl int
+			if err := admin.Query("SELECT "+col+", writetime("+col+"), ttl("+col+") FROM "+table+where, args...).Consistency(gocql.One).ScanContext(ctx, &v, &wt, &ttl); err != nil {
+				t.Fatalf("%s: read the cell back with CQL: %v", family, err)
+			}
+			if string(v) != string(value) || wt != ts || ttl <= 0 || ttl > 3600 {
+				t.Errorf("%s: column %s of the converted table holds %x at %d with TTL %d; thriftd wrote %x at %d with TTL 3600", family, col, []byte(v), wt, ttl, value, ts)
+			}
+		}
+		if counter || (shape.Shape == string(supercol.ShapeCompact)) || shape.Mixed {
+			continue
+		}
+		// A name the table has no column for is refused, not dropped.
+		stray := strayName(f, shape)
+		if stray == nil {
+			continue
+		}
+		err := client.Insert(ctx, first.Key, parent, &cassandra.Column{Name: stray, Value: value, Timestamp: &ts}, cassandra.ConsistencyLevel_ONE)
+		if ire, ok := err.(*cassandra.InvalidRequestException); !ok || !strings.Contains(ire.Why, "no column for it") {
+			t.Errorf("%s (%s): insert of name %x the table has no column for: %v; want InvalidRequestException", family, shape.Shape, stray, err)
+		}
+	}
+}
+
+// storedShape is the part of a family's catalog shape the test reads.
+type storedShape struct {
+	Shape   string `json:"shape"`
+	Mixed   bool   `json:"mixed"`
+	Columns []struct {
+		Name   string `json:"name"`
+		Kind   string `json:"kind"`
+		Legacy []byte `json:"legacy"`
+	} `json:"columns"`
+}
+
+func familyShape(ctx context.Context, t *testing.T, admin *gocql.Session, meta, cqlKeyspace, family string) storedShape {
+	t.Helper()
+	var text string
+	if err := admin.Query("SELECT shape FROM "+meta+".families WHERE keyspace_name = ? AND family_name = ?", cqlKeyspace, family).
+		Consistency(gocql.One).ScanContext(ctx, &text); err != nil {
+		t.Fatalf("%s: the catalog row convert recorded: %v", family, err)
+	}
+	var sh storedShape
+	if err := json.Unmarshal([]byte(text), &sh); err != nil {
+		t.Fatal(err)
+	}
+	return sh
+}
+
+// cqlAddress is the CQL column holding a legacy cell and the WHERE clause
+// of its row, from the recorded shape.
+func cqlAddress(t *testing.T, f *supercol.Family, sh storedShape, key, super, name []byte) (string, string, []any) {
+	t.Helper()
+	var conds []string
+	var args []any
+	col := ""
+	named := false
+	for _, c := range sh.Columns {
+		if c.Legacy != nil && nameTypeOf(f).Compare(c.Legacy, name) == 0 {
+			col, named = supercol.QuoteIdent(c.Name), true
+		}
+	}
+	// A CompositeType key or name spreads over one column per component.
+	nkey, nclust := 0, 0
+	for _, c := range sh.Columns {
+		switch c.Kind {
+		case "partition_key":
+			nkey++
+		case "clustering":
+			nclust++
+		}
+	}
+	values := splitComponents(key, nkey)
+	if super != nil {
+		values = append(values, super)
+		nclust--
+	}
+	if !named {
+		values = append(values, splitComponents(name, nclust)...)
+	}
+	i := 0
+	for _, c := range sh.Columns {
+		switch c.Kind {
+		case "partition_key", "clustering":
+			if i < len(values) {
+				conds = append(conds, supercol.QuoteIdent(c.Name)+" = ?")
+				args = append(args, cqlBytes(values[i]))
+				i++
+			}
+		case "regular":
+			if !named && c.Legacy == nil {
+				col = supercol.QuoteIdent(c.Name)
+			}
+		}
+	}
+	if col == "" || i != len(values) {
+		t.Fatalf("%s: no CQL column for %x in %+v", f.Def.Name, name, sh)
+	}
+	return col, " WHERE " + strings.Join(conds, " AND "), args
+}
+
+// splitComponents is b, or its n components when n > 1 (a CompositeType
+// value: each component's 2-byte length, bytes and end-of-component byte).
+func splitComponents(b []byte, n int) [][]byte {
+	if n <= 1 {
+		return [][]byte{b}
+	}
+	var out [][]byte
+	for rest := b; len(rest) >= 3 && len(out) < n; {
+		l := int(rest[0])<<8 | int(rest[1])
+		out = append(out, rest[2:2+l])
+		rest = rest[2+l+1:]
+	}
+	for len(out) < n {
+		out = append(out, []byte{})
+	}
+	return out
+}
+
+// strayName is a name of the family's name type that no named column
+// holds, or nil when none is found.
+func strayName(f *supercol.Family, sh storedShape) []byte {
+	nt := nameTypeOf(f)
+	for _, text := range []string{"thriftbridge_stray", "4242424242", "00000000-0000-1000-8000-000000000042"} {
+		b, err := nt.FromString(text)
+		if err != nil || nt.Validate(b) != nil {
+			continue
+		}
+		taken := false
+		for _, c := range sh.Columns {
+			taken = taken || (c.Legacy != nil && nt.Compare(c.Legacy, b) == 0)
+		}
+		if !taken {
+			return b
+		}
+	}
+	return nil
+}
+
+func counterOf(c *cassandra.ColumnOrSuperColumn, name []byte) int64 {
+	if c.CounterColumn != nil {
+		return c.CounterColumn.Value
+	}
+	for _, sc := range c.CounterSuperColumn.Columns {
+		if string(sc.Name) == string(name) {
+			return sc.Value
+		}
+	}
+	return 0
+}
+
+// cqlBytes is a value in its column's wire form, both ways.
+type cqlBytes []byte
+
+func (b cqlBytes) MarshalCQL(gocql.TypeInfo) ([]byte, error) { return b, nil }
+
+func (b *cqlBytes) UnmarshalCQL(_ gocql.TypeInfo, data []byte) error {
+	*b = append((*b)[:0], data...)
+	return nil
+}
+
+func sortedKeys(m map[string]supercol.Shape) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// dropServeKeyspaces drops the run's keyspaces (the converted ones and
+// its metadata keyspace).
+func dropServeKeyspaces(t *testing.T, s *gocql.Session, prefix string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	iter := s.Query("SELECT keyspace_name FROM system_schema.keyspaces").IterContext(ctx)
+	var name string
+	var drop []string
+	for iter.Scan(&name) {
+		if strings.HasPrefix(name, prefix) {
+			drop = append(drop, name)
+		}
+	}
+	if err := iter.Close(); err != nil {
+		t.Errorf("list keyspaces: %v", err)
+		return
+	}
+	for _, ks := range drop {
+		if err := s.Query(`DROP KEYSPACE IF EXISTS "` + ks + `"`).ExecContext(ctx); err != nil {
+			t.Errorf("drop keyspace %s: %v", ks, err)
+		}
+	}
+}
+
+// nameTypeOf is the type of a family's cell names: the subcomparator of a
+// Super family, else the comparator.
+func nameTypeOf(f *supercol.Family) marshal.Type {
+	if f.Def.Super {
+		return f.SubComparator
+	}
+	return f.Comparator
+}
