@@ -24,6 +24,18 @@
 // Options.KeyspacePrefix+K (no prefix by default), its family F the CQL
 // table F, both quoted as needed.
 //
+// A family convert wrote to a pivot, static or mixed table (its recorded
+// shape) is served from that table (shape_*.go): the table is planned
+// again from the definition and the legacy names its named columns hold,
+// and supercol.Mapping places each Thrift name in its CQL column (a
+// typed column per named subcolumn or declared column, the compact part
+// of a mixed table for the others). Its rows are read whole and sliced by
+// the engine; named columns are written with UPDATE ... SET col and
+// deleted with DELETE col; a name the table has no column for is refused
+// with a *store.CQLRefusedError, never dropped; conditional writes are
+// refused. RecordKeyspace is the encoder of the catalog rows, which
+// convert uses to record a converted keyspace.
+//
 // # Schema and catalog
 //
 // Schema calls are CQL DDL, each followed by a wait for schema agreement.
