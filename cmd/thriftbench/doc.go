@@ -75,4 +75,12 @@
 // not answer) leaves its column empty with a loud "!!! SKIPPED" line. The
 // exit status is 1 when calls to thriftd or the echo server failed;
 // Cassandra's failures are reported, since it is the reference.
+//
+// With --cql HOST:PORT (a Cassandra 4/5 node), thriftd serves from that
+// node (--backend cql://, in keyspaces of a prefix of the run's own, at
+// consistency ONE) and a "direct gocql" column is added: the same modes
+// (insert, get, slice, batch, range) as the CQL statements a gocql program
+// makes on the very tables thriftd created and preloaded, prepared, from
+// --connections goroutines over one token-aware session; the table gives
+// thriftd/direct gocql, whose goal is 0.8 (make bench-cql).
 package main
