@@ -119,9 +119,14 @@
 // order (token(key) > / >= / <= bounds, key bounds refined by key bytes
 // within their token), a page at a time through the driver's page state
 // with no iterator held open while rows are visited, then reads each row's
-// slice. Rows holding only tombstones are not visited (RangeGhosts false).
-// Filters are evaluated by the engine on each row's filtered columns: the
-// compact table has no KEYS index (IndexedScans false). Only
+// slice, several rows' slices at once when there is no filter and no cell
+// budget. A scan of whole rows (no filter, no budget, a Standard family of
+// simple names, the first Count cells of each row) is one statement
+// instead, the cells of the range in token order PER PARTITION LIMIT
+// Count, a page of cells at a time. Rows holding only tombstones are not
+// visited (RangeGhosts false). Filters are evaluated by the engine on
+// each row's filtered columns: the compact table has no KEYS index
+// (IndexedScans false). Only
 // Murmur3Partitioner clusters are served (OrderedPartitioners false); Open
 // fails with ErrPartitioner on another partitioner or one other than
 // Options.Partitioner.
@@ -134,9 +139,12 @@
 // lightweight transaction commits at that level and runs its Paxos round
 // at store.SerialConsistencyFrom (SERIAL by default); a read at SERIAL or
 // LOCAL_SERIAL is a serial read. Schema and metadata statements run at
-// Options.Consistency. Too few live replicas is an error wrapping
-// store.ErrUnavailable; a replica's read or write timeout, a conditional
-// write of unknown outcome, no response in time or the context's deadline
-// one wrapping store.ErrTimeout. Requests go token-aware to a replica of
+// Options.Consistency. Too few live replicas, or no node reachable at all
+// (the driver sends nothing), is an error wrapping store.ErrUnavailable; a replica's read or write timeout, a conditional
+// write of unknown outcome, a connection closed under the request, no
+// response in time or the context's deadline one wrapping store.ErrTimeout.
+// When the driver has lost every node it reconnects on its own; thriftd
+// serves again once a node is back. Timestamps, TTLs and LIMITs are bind
+// markers, so the driver prepares each statement shape once. Requests go token-aware to a replica of
 // their partition, in Options.LocalDC first when it is set.
 package cqlstore

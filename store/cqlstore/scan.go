@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/thriftbridge/thriftbridge/store"
 	"github.com/thriftbridge/thriftbridge/store/partition"
@@ -17,7 +20,8 @@ const scanPage = 500
 // Scan implements store.Engine: it lists the partitions of the range in
 // token order (SELECT DISTINCT, one page at a time through the driver's
 // page state, no iterator open while rows are visited), then reads each
-// row's slice as Slice does.
+// row's slice as Slice does: without a filter or a cell budget, several
+// rows' slices at once (visitWindows).
 func (e *Engine) Scan(ctx context.Context, t *store.Table, q *store.ScanQuery, out *store.SliceResult, visit func(key []byte) (bool, error)) error {
 	ti := info(t)
 	if len(q.Filter) > 0 && t.Def.Super {
@@ -52,10 +56,14 @@ func (e *Engine) Scan(ctx context.Context, t *store.Table, q *store.ScanQuery, o
 			args = append(args, e.longToken(q.End.Token))
 		}
 	}
-	stmt := "SELECT DISTINCT " + strings.Join(ti.keyCols, ", ") + ", " + tokenExpr + " FROM " + ti.qname
+	where := ""
 	if len(cond) > 0 {
-		stmt += " WHERE " + strings.Join(cond, " AND ")
+		where = " WHERE " + strings.Join(cond, " AND ")
 	}
+	if wholeRows(ti, q) {
+		return e.scanWholeRows(ctx, ti, q, tokenExpr+", "+strings.Join(ti.keyCols, ", "), where, args, startKey, startTok, endKey, endTok, out, visit)
+	}
+	stmt := "SELECT DISTINCT " + strings.Join(ti.keyCols, ", ") + ", " + tokenExpr + " FROM " + ti.qname + where
 	budget := q.PageCells
 	first := true
 	var state []byte
@@ -83,6 +91,27 @@ func (e *Engine) Scan(ctx context.Context, t *store.Table, q *store.ScanQuery, o
 		state = iter.PageState()
 		if err := iter.Close(); err != nil {
 			return wrapErr("scan", err)
+		}
+		if len(q.Filter) == 0 && q.PageCells == 0 {
+			// The rows' slices do not depend on one another: they are read
+			// a window at a time, concurrently, and visited in order.
+			var sel [][]byte
+			ended := false
+			for _, k := range keys {
+				if startKey != nil && k.tok == startTok && bytes.Compare(k.key, startKey) < 0 {
+					continue
+				}
+				if endKey != nil && k.tok == endTok && bytes.Compare(k.key, endKey) > 0 {
+					ended = true
+					break
+				}
+				sel = append(sel, k.key)
+			}
+			more, err := e.visitWindows(ctx, t, &q.Slice, sel, out, visit)
+			if err != nil || !more || ended || len(state) == 0 {
+				return err
+			}
+			continue
 		}
 		for _, k := range keys {
 			if startKey != nil && k.tok == startTok && bytes.Compare(k.key, startKey) < 0 {
@@ -126,6 +155,142 @@ func (e *Engine) Scan(ctx context.Context, t *store.Table, q *store.ScanQuery, o
 			return nil
 		}
 	}
+}
+
+// wholeRowsPage is how many cells a scan of whole rows reads per round
+// trip.
+const wholeRowsPage = 2000
+
+// wholeRows reports a scan whose rows scanWholeRows reads in one query:
+// the first Count cells of every row of a Standard family of simple names,
+// no filter, no cell budget.
+func wholeRows(ti *tableInfo, q *store.ScanQuery) bool {
+	sq := &q.Slice
+	// A converted (pivot, static, mixed) table's rows are read by
+	// convertedSlice only.
+	return ti.conv == nil && len(q.Filter) == 0 && q.PageCells == 0 && ti.superType == nil &&
+		len(ti.nameCols) == 1 && !isComposite(ti.nameType) &&
+		sq.Names == nil && len(sq.Ranges) == 0 && len(sq.Start) == 0 && len(sq.Finish) == 0 &&
+		!sq.Reversed && sq.Super == nil && sq.Count > 0
+}
+
+// scanWholeRows is Scan of whole rows (wholeRows) as one statement, the
+// cells of the range's partitions in token order, PER PARTITION LIMIT the
+// slice's count, a page of cells at a time through the driver's page
+// state: the rows of a page are visited once the page is read, no
+// iterator open; the last row of a page, which may go on in the next, is
+// visited with the next. A partition of no live cell is not visited, as
+// with SELECT DISTINCT (RangeGhosts false).
+func (e *Engine) scanWholeRows(ctx context.Context, ti *tableInfo, q *store.ScanQuery, keySel, where string, args []any,
+	startKey []byte, startTok int64, endKey []byte, endTok int64, out *store.SliceResult, visit func(key []byte) (bool, error)) error {
+	stmt := "SELECT " + keySel + ", " + e.selectCols(ti) + " FROM " + ti.qname + where + " PER PARTITION LIMIT ?"
+	args = append(args, q.Slice.Count)
+	row := newRowScanner(ti)
+	keyParts := make([]rawDest, len(ti.keyCols))
+	var tok int64
+	dest := []any{&tok}
+	for i := range keyParts {
+		dest = append(dest, &keyParts[i])
+	}
+	dest = append(dest, row.dest...)
+	parts := make([][]byte, len(keyParts))
+	// cur is the row being read: its key, whether it is in the range, and
+	// its cells in out.
+	var cur []byte
+	curIn, started := false, false
+	out.Clear()
+	var state []byte
+	for {
+		iter := e.session.Query(stmt, args...).Consistency(e.readConsistency(ctx)).PageSize(wholeRowsPage).PageState(state).IterContext(ctx)
+		now := time.Now().Unix()
+		// done are the rows of this page complete before the next page.
+		type done struct {
+			key   []byte
+			cells []store.Cell
+		}
+		var rows []done
+		for iter.Scan(dest...) {
+			for i := range keyParts {
+				parts[i] = keyParts[i].b
+			}
+			key := join(ti.keyType, parts)
+			if !started || !bytes.Equal(key, cur) {
+				if started && curIn {
+					rows = append(rows, done{cur, out.Cells})
+					out.Cells = nil
+				}
+				started = true
+				cur = append([]byte(nil), key...)
+				curIn = !(startKey != nil && tok == startTok && bytes.Compare(cur, startKey) < 0)
+				if endKey != nil && tok == endTok && bytes.Compare(cur, endKey) > 0 {
+					curIn = false
+				}
+			}
+			if curIn {
+				appendCell(out, &out.Cells, row, row.clust[0].b, now)
+			}
+		}
+		state = iter.PageState()
+		if err := iter.Close(); err != nil {
+			return wrapErr("scan", err)
+		}
+		pending := out.Cells
+		for _, r := range rows {
+			out.Cells = r.cells
+			more, err := visit(r.key)
+			if err != nil || !more {
+				return err
+			}
+		}
+		out.Cells = pending
+		if len(state) == 0 {
+			break
+		}
+	}
+	if started && curIn {
+		_, err := visit(cur)
+		return err
+	}
+	return nil
+}
+
+// Windows of visitWindows: the first is small, for scans that stop after
+// a few rows; each next one twice as large, up to scanWindowMax.
+const (
+	scanWindowMin = 4
+	scanWindowMax = 32
+)
+
+// visitWindows reads the slices of keys a window at a time, the slices of
+// a window concurrently, and visits the rows in order with out holding
+// each row's slice. It reports whether visit asked for more rows; a
+// window may have read a few rows past the last one visited.
+func (e *Engine) visitWindows(ctx context.Context, t *store.Table, sq *store.SliceQuery, keys [][]byte, out *store.SliceResult, visit func(key []byte) (bool, error)) (bool, error) {
+	bufs := make([]store.SliceResult, min(scanWindowMax, len(keys)))
+	for window := scanWindowMin; len(keys) > 0; window = min(2*window, scanWindowMax) {
+		n := min(window, len(keys))
+		g, gctx := errgroup.WithContext(ctx)
+		for i := range n {
+			bufs[i].Clear()
+			g.Go(func() error {
+				_, err := e.slice(gctx, t, keys[i], sq, &bufs[i], false, false)
+				return err
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return false, err
+		}
+		for i := range n {
+			// The buffers trade places with out, so no slice is copied.
+			*out, bufs[i] = bufs[i], *out
+			more, err := visit(keys[i])
+			if err != nil || !more {
+				return false, err
+			}
+		}
+		keys = keys[n:]
+	}
+	return true, nil
 }
 
 // longToken is a Murmur3 token as CQL's token() returns it.
