@@ -400,6 +400,41 @@ func writeThrough(ctx context.Context, t *testing.T, client *cassandra.Cassandra
 			if string(v) != string(value) || wt != ts || ttl <= 0 || ttl > 3600 {
 				t.Errorf("%s: column %s of the converted table holds %x at %d with TTL %d; thriftd wrote %x at %d with TTL 3600", family, col, []byte(v), wt, ttl, value, ts)
 			}
+			// remove deletes the cell; batch_mutate writes it again.
+			path := &cassandra.ColumnPath{ColumnFamily: family, SuperColumn: super, Column: name}
+			if err := client.Remove(ctx, first.Key, path, ts+1, cassandra.ConsistencyLevel_ONE); err != nil {
+				t.Fatalf("%s: remove through thriftd over Cassandra 5.0: %v", family, thriftError(err))
+			}
+			var left []cqlBytes
+			v = nil
+			iter := admin.Query("SELECT "+col+" FROM "+table+where, args...).Consistency(gocql.One).IterContext(ctx)
+			for iter.Scan(&v) {
+				if v != nil {
+					left = append(left, append(cqlBytes{}, v...))
+				}
+				v = nil
+			}
+			if err := iter.Close(); err != nil {
+				t.Fatalf("%s: read the removed cell with CQL: %v", family, err)
+			}
+			if len(left) != 0 {
+				t.Errorf("%s: column %s still holds %x after remove through thriftd", family, col, left)
+			}
+			cosc := &cassandra.ColumnOrSuperColumn{Column: &cassandra.Column{Name: name, Value: value, Timestamp: &[]int64{ts + 2}[0]}}
+			if super != nil {
+				cosc = &cassandra.ColumnOrSuperColumn{SuperColumn: &cassandra.SuperColumn{Name: super, Columns: []*cassandra.Column{cosc.Column}}}
+			}
+			muts := map[string]map[string][]*cassandra.Mutation{string(first.Key): {family: {{ColumnOrSupercolumn: cosc}}}}
+			if err := client.BatchMutate(ctx, muts, cassandra.ConsistencyLevel_ONE); err != nil {
+				t.Fatalf("%s: batch_mutate through thriftd over Cassandra 5.0: %v", family, thriftError(err))
+			}
+			var ttlNull *int
+			if err := admin.Query("SELECT "+col+", writetime("+col+"), ttl("+col+") FROM "+table+where, args...).Consistency(gocql.One).ScanContext(ctx, &v, &wt, &ttlNull); err != nil {
+				t.Fatalf("%s: read the batch_mutate cell back with CQL: %v", family, err)
+			}
+			if string(v) != string(value) || wt != ts+2 || ttlNull != nil {
+				t.Errorf("%s: column %s holds %x at %d (TTL %v) after batch_mutate of %x at %d without TTL", family, col, []byte(v), wt, ttlNull, value, ts+2)
+			}
 		}
 		if counter || (shape.Shape == string(supercol.ShapeCompact)) || shape.Mixed {
 			continue
@@ -549,7 +584,11 @@ type cqlBytes []byte
 func (b cqlBytes) MarshalCQL(gocql.TypeInfo) ([]byte, error) { return b, nil }
 
 func (b *cqlBytes) UnmarshalCQL(_ gocql.TypeInfo, data []byte) error {
-	*b = append((*b)[:0], data...)
+	if data == nil {
+		*b = nil // null
+		return nil
+	}
+	*b = append((*b)[:0:0], data...)
 	return nil
 }
 
