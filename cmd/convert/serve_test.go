@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
 	"reflect"
 	"sort"
 	"strconv"
@@ -632,4 +633,73 @@ func nameTypeOf(f *supercol.Family) marshal.Type {
 		return f.SubComparator
 	}
 	return f.Comparator
+}
+
+// TestScriptCatalog: a file: script ends with thriftd's catalog rows
+// (after every data statement, so that a script applied with cqlsh is
+// served once whole), in the metadata keyspace --meta-keyspace names;
+// --no-metadata leaves them out and changes nothing else; convert schema
+// records them too; verify reads past them.
+func TestScriptCatalog(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := convert(t, "fixtures", "--name", "blog", "--out", dir); err != nil {
+		t.Fatal(err)
+	}
+	from := []string{"--from", "json:" + dir + "/data", "--schema", dir + "/schema.json"}
+	script := func(name string, args ...string) string {
+		t.Helper()
+		path := dir + "/" + name
+		all := append(append([]string{args[0], "--to", "file:" + path}, args[1:]...), from...)
+		if _, err := convert(t, all...); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	with := script("with.cql", "data", "--now", "1700000000", "--quiet", "--shape", "Comments=pivot")
+	without := script("without.cql", "data", "--now", "1700000000", "--quiet", "--shape", "Comments=pivot", "--no-metadata")
+	other := script("other.cql", "data", "--now", "1700000000", "--quiet", "--shape", "Comments=pivot", "--meta-keyspace", "legacy_catalog")
+	schema := script("schema.cql", "schema", "--shape", "Comments=pivot")
+
+	catalog, ok := strings.CutPrefix(with, without)
+	if !ok || strings.Contains(without, "thriftbridge_meta") {
+		t.Fatalf("the script with its catalog is not the script without it and then the catalog:\n%s", with)
+	}
+	lines := strings.Split(strings.TrimSpace(catalog), "\n")
+	if len(lines) != 1+3+4+1 || !strings.HasPrefix(lines[len(lines)-1], `INSERT INTO thriftbridge_meta.keyspaces (keyspace_name, def) VALUES ('Blog', '{"name":"Blog","strategy_class":"org.apache.cassandra.locator.SimpleStrategy"`) {
+		t.Fatalf("catalog: the metadata schema, one row per family (4) and the keyspace last; got:\n%s", catalog)
+	}
+	if !strings.Contains(other, "INSERT INTO legacy_catalog.families") || strings.Contains(other, "thriftbridge_meta") {
+		t.Errorf("--meta-keyspace legacy_catalog: the catalog goes elsewhere:\n%s", other)
+	}
+	if !strings.HasSuffix(schema, catalog) {
+		t.Errorf("convert schema does not end with the same catalog:\n%s", schema)
+	}
+	// The pivot family's shape names the legacy subcolumn each column holds.
+	var comments string
+	for _, l := range lines {
+		if strings.Contains(l, "'Comments'") {
+			comments = l
+		}
+	}
+	shapeText := comments[strings.LastIndex(comments, ", '")+3 : len(comments)-len("');")]
+	var sh storedShape
+	if err := json.Unmarshal([]byte(strings.ReplaceAll(shapeText, "''", "'")), &sh); err != nil {
+		t.Fatalf("shape of Comments: %v\n%s", err, shapeText)
+	}
+	var legacy []string
+	for _, c := range sh.Columns {
+		if c.Legacy != nil {
+			legacy = append(legacy, string(c.Legacy))
+		}
+	}
+	if sh.Shape != "pivot" || strings.Join(legacy, ",") != "commenter,text" {
+		t.Errorf("Comments: shape %s with named subcolumns %v; want pivot with commenter,text", sh.Shape, legacy)
+	}
+	if out, err := convert(t, append([]string{"verify", "--to", "file:" + dir + "/with.cql", "--now", "1700000000", "--shape", "Comments=pivot"}, from...)...); err != nil || !strings.Contains(out, "OK") {
+		t.Errorf("verify of the script with its catalog: %v\n%s", err, out)
+	}
 }
