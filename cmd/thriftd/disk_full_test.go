@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,7 +47,11 @@ func TestDiskFull(t *testing.T) {
 	child, addr, logs := startChildLogs(t, "--data-dir", dir, "--log-level", "debug")
 	c := dialTest(t, addr)
 	createKeyspace(t, c, "full", cfDef("cf", "UTF8Type", false))
-	value := strings.Repeat("x", 256<<10)
+	// Random bytes: the store compresses its tables.
+	random := make([]byte, 256<<10)
+	chacha := rand.NewChaCha8([32]byte{1})
+	_, _ = chacha.Read(random)
+	value := string(random)
 	acked := 0
 	var writeErr error
 	for i := 0; i < 4000 && writeErr == nil; i++ {
