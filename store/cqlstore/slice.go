@@ -3,6 +3,7 @@ package cqlstore
 import (
 	"bytes"
 	"context"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -154,6 +155,10 @@ func (e *Engine) slice(ctx context.Context, t *store.Table, key []byte, q *store
 	defer iter.Close()
 
 	row := newRowScanner(ti)
+	if !counting && !r.superLvl {
+		// One allocation for the cells, not one each time append doubles.
+		out.Cells = slices.Grow(out.Cells, min(limit, pageSize))
+	}
 	now := time.Now().Unix()
 	n := 0
 	var lastSuper []byte
