@@ -176,6 +176,18 @@ func readModel(ctx context.Context, t *testing.T, client *cassandra.CassandraCli
 			if len(r.Columns) == 0 {
 				continue
 			}
+			// A range from the row's second name to its last, and the
+			// same range reversed with a count of 1.
+			if len(r.Columns) > 1 {
+				lo, hi := columnName(r.Columns[1]), columnName(r.Columns[len(r.Columns)-1])
+				for _, sr := range []*cassandra.SliceRange{{Start: lo, Finish: hi, Count: 100}, {Start: hi, Finish: lo, Reversed: true, Count: 1}} {
+					cols, err := client.GetSlice(ctx, r.Key, parent, &cassandra.SlicePredicate{SliceRange: sr}, cassandra.ConsistencyLevel_ONE)
+					if err != nil {
+						t.Fatalf("%s[%x]: get_slice of a range: %v", family, r.Key, thriftError(err))
+					}
+					out = append(out, answerOf(spent, fmt.Sprintf("get_slice %s[%x] from %x to %x reversed %v", family, r.Key, sr.Start, sr.Finish, sr.Reversed), cols))
+				}
+			}
 			names := [][]byte{columnName(r.Columns[0]), columnName(r.Columns[len(r.Columns)-1])}
 			cols, err = client.GetSlice(ctx, r.Key, parent, &cassandra.SlicePredicate{ColumnNames: names}, cassandra.ConsistencyLevel_ONE)
 			if err != nil {
