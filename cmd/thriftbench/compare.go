@@ -162,10 +162,10 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 		}
 	}
 	if cc.cql != "" {
-		if err := validateDirectModes(cfg.Modes); err != nil {
+		if err := checkLoopback(ctx, "--cql", cc.cql, cfg.AllowRemote); err != nil {
 			return err
 		}
-		if err := checkLoopback(ctx, "--cql", cc.cql, cfg.AllowRemote); err != nil {
+		if err := validateDirectModes(cfg.Modes); err != nil {
 			return err
 		}
 	}
