@@ -16,8 +16,10 @@ import (
 )
 
 // CallTimeout bounds every call a test makes, so a server that hangs fails
-// the test instead of stalling the run.
-const CallTimeout = 15 * time.Second
+// the test instead of stalling the run. It leaves room for a schema change
+// on a busy cluster (thriftd over CQL waits for schema agreement), which
+// takes tens of seconds when the machine is loaded.
+const CallTimeout = 60 * time.Second
 
 // Options describe the server a test needs.
 type Options struct {
