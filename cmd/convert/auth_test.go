@@ -105,14 +105,14 @@ func TestAuthenticatedCluster(t *testing.T) {
 		if err := os.WriteFile(both, []byte("username: "+authUser+"\npassword: "+authPassword+"\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		_, _, err := liveConvert(ctx, "data", "--from", from, "--to", to, "--now", now, "--quiet",
+		_, _, err := liveConvert(ctx, "data", "--no-metadata", "--from", from, "--to", to, "--now", now, "--quiet",
 			"--credentials", both, "--to-password", "wrong")
 		cleanError(t, "wrong target password", err, "--to "+to, "authentication failed", "incorrect", "--to-username")
-		_, _, err = liveConvert(ctx, "data", "--from", from, "--to", to, "--now", now, "--quiet", "--from-username", authUser, "--from-password", authPassword)
+		_, _, err = liveConvert(ctx, "data", "--no-metadata", "--from", from, "--to", to, "--now", now, "--quiet", "--from-username", authUser, "--from-password", authPassword)
 		cleanError(t, "no target credentials", err, "authentication failed", "requires a login")
 
 		dropCQLKeyspaceLater(t, hosts, authUser, authPassword, target)
-		_, stderr, err := liveConvert(ctx, "data", "--from", from, "--to", to, "--now", now, "--quiet", "--credentials", both)
+		_, stderr, err := liveConvert(ctx, "data", "--no-metadata", "--from", from, "--to", to, "--now", now, "--quiet", "--credentials", both)
 		if err != nil && preparedStatementsBroken(err.Error()+stderr) {
 			t.Skipf("!!! SKIPPED: the Cassandra 3.11 at %s cannot prepare statements on this JDK (%v): start it with -javaagent:jamm-0.3.0.jar !!!", hosts, err)
 		}

@@ -41,7 +41,7 @@ func TestFixturesIntoCluster(t *testing.T) {
 						keyspace := testcluster.Keyspace("tb_fx_" + name + "_" + shape)
 						testcluster.DropWhenDone(t, session, keyspace)
 						from := append(dumpSource(dir), shapeFlags(t, m, shape)...)
-						if _, err := convert(t, append([]string{"data", "--to", c.URL(keyspace), "--quiet"}, from...)...); err != nil {
+						if _, err := convert(t, append([]string{"data", "--to", c.URL(keyspace), "--quiet", "--no-metadata"}, from...)...); err != nil {
 							t.Fatal(testcluster.Explain(err))
 						}
 						out, err := convert(t, append([]string{"verify", "--to", c.URL(keyspace), "--tolerance", "2s"}, from...)...)

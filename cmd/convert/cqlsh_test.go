@@ -69,14 +69,14 @@ func TestFixtureScriptsThroughCqlsh(t *testing.T) {
 						from = append(from, "--now", strconv.FormatInt(m.Now.Unix(), 10))
 
 						script := filepath.Join(t.TempDir(), name+"-"+shape+".cql")
-						if _, err := convert(t, append([]string{"data", "--to", "file:" + script, "--keyspace", ksA, "--quiet"}, from...)...); err != nil {
+						if _, err := convert(t, append([]string{"data", "--to", "file:" + script, "--keyspace", ksA, "--quiet", "--no-metadata"}, from...)...); err != nil {
 							t.Fatal(err)
 						}
 						expectedButKeyspace(t, m, shape, script, ksA)
 						runCqlsh(t, cqlsh, home, c.Hosts[0], script)
 						loadedA := time.Now()
 
-						if _, err := convert(t, append([]string{"data", "--to", c.URL(ksB), "--quiet"}, from...)...); err != nil {
+						if _, err := convert(t, append([]string{"data", "--to", c.URL(ksB), "--quiet", "--no-metadata"}, from...)...); err != nil {
 							t.Fatal(testcluster.Explain(err))
 						}
 						loadedB := time.Now()

@@ -73,7 +73,7 @@ func TestLiveCassandraSource(t *testing.T) {
 				to := "cql://" + targetHosts + "/" + keyspace
 				dropCQLKeyspaceLater(t, targetHosts, "", "", keyspace)
 				start := time.Now()
-				if _, stderr, err := liveConvert(ctx, "data", "--from", from, "--to", to, "--now", now, "--quiet"); err != nil {
+				if _, stderr, err := liveConvert(ctx, "data", "--no-metadata", "--from", from, "--to", to, "--now", now, "--quiet"); err != nil {
 					t.Fatalf("convert into %s: %v\n%s", to, err, stderr)
 				}
 				out, stderr, err := liveConvert(ctx, "verify", "--from", from, "--to", to, "--now", now, "--tolerance", "30s")
@@ -220,7 +220,7 @@ func TestLiveCassandraTableKinds(t *testing.T) {
 	}
 	to := "cql://" + targetHosts + "/" + keyspace
 	dropCQLKeyspaceLater(t, targetHosts, "", "", keyspace)
-	if _, stderr, err := liveConvert(ctx, "data", "--from", from, "--to", to, "--now", now, "--quiet"); err != nil {
+	if _, stderr, err := liveConvert(ctx, "data", "--no-metadata", "--from", from, "--to", to, "--now", now, "--quiet"); err != nil {
 		t.Fatalf("convert into %s: %v\n%s", to, err, stderr)
 	}
 	out, stderr, err := liveConvert(ctx, "verify", "--from", from, "--to", to, "--now", now, "--tolerance", "30s")
@@ -248,13 +248,13 @@ func TestLocalDataCenter(t *testing.T) {
 	dropThriftKeyspaceLater(t, thriftAddr, keyspace, thriftsource.ConnOptions{})
 	from, to := "thrift://"+thriftAddr+"/"+keyspace, "cql://"+targetHosts+"/"+keyspace
 	now := strconv.FormatInt(m.Now.Unix(), 10)
-	_, _, err = liveConvert(ctx, "data", "--from", from, "--to", to, "--now", now, "--quiet", "--local-dc", "no_such_dc")
+	_, _, err = liveConvert(ctx, "data", "--no-metadata", "--from", from, "--to", to, "--now", now, "--quiet", "--local-dc", "no_such_dc")
 	if err == nil || !strings.Contains(err.Error(), `local data center "no_such_dc" has no node (the cluster's: `) {
 		t.Fatalf("--local-dc no_such_dc: %v", err)
 	}
 	dc := localDataCenter(t, targetHosts)
 	dropCQLKeyspaceLater(t, targetHosts, "", "", keyspace)
-	if _, stderr, err := liveConvert(ctx, "data", "--from", from, "--to", to, "--now", now, "--quiet", "--local-dc", dc); err != nil {
+	if _, stderr, err := liveConvert(ctx, "data", "--no-metadata", "--from", from, "--to", to, "--now", now, "--quiet", "--local-dc", dc); err != nil {
 		t.Fatalf("--local-dc %s: %v\n%s", dc, err, stderr)
 	}
 	if out, stderr, err := liveConvert(ctx, "verify", "--from", from, "--to", to, "--now", now, "--tolerance", "30s", "--local-dc", dc); err != nil || !strings.Contains(out, "OK:") {

@@ -126,7 +126,7 @@ func sinkVersusRawGocql(b *testing.B, hosts []string) {
 		}
 		sink.Close()
 	}()
-	opts := migrate.Options{TargetKeyspace: keyspace, Now: func() time.Time { return benchNow }}
+	opts := migrate.Options{TargetKeyspace: keyspace, Now: func() time.Time { return benchNow }, NoMetadata: true}
 	schema, err := migrate.WriteSchema(ctx, &benchSource{rows: 1}, sink, opts)
 	if err != nil {
 		b.Fatal(testcluster.Explain(err))

@@ -101,7 +101,7 @@ func sinkAgainstCluster(t *testing.T, hosts []string) {
 		sink.Close()
 	}()
 	src := testSource()
-	opts := migrate.Options{TargetKeyspace: keyspace}
+	opts := migrate.Options{TargetKeyspace: keyspace, NoMetadata: true}
 	rep, err := migrate.Convert(ctx, src, sink, opts)
 	if err != nil {
 		t.Fatal(testcluster.Explain(err))
@@ -130,10 +130,10 @@ func sinkAgainstCluster(t *testing.T, hosts []string) {
 	if err := sink.Resuming(ctx); err != nil {
 		t.Fatal(testcluster.Explain(err))
 	}
-	if _, err := migrate.Convert(ctx, src, sink, migrate.Options{TargetKeyspace: keyspace, Families: []string{"Hits"}}); err != nil {
+	if _, err := migrate.Convert(ctx, src, sink, migrate.Options{TargetKeyspace: keyspace, Families: []string{"Hits"}, NoMetadata: true}); err != nil {
 		t.Fatal(testcluster.Explain(err))
 	}
-	vrep, err = migrate.Verify(ctx, src, target, migrate.VerifyOptions{Options: migrate.Options{TargetKeyspace: keyspace, Families: []string{"Hits"}}})
+	vrep, err = migrate.Verify(ctx, src, target, migrate.VerifyOptions{Options: migrate.Options{TargetKeyspace: keyspace, Families: []string{"Hits"}, NoMetadata: true}})
 	if err != nil {
 		t.Fatal(testcluster.Explain(err))
 	}
@@ -148,7 +148,7 @@ func sinkAgainstCluster(t *testing.T, hosts []string) {
 	if err := sink.exec(ctx, "CREATE TABLE "+keyspace+".\"Hits\" (key text PRIMARY KEY, other int)"); err != nil {
 		t.Fatal(testcluster.Explain(err))
 	}
-	_, err = migrate.Convert(ctx, src, sink, migrate.Options{TargetKeyspace: keyspace, Families: []string{"Hits"}})
+	_, err = migrate.Convert(ctx, src, sink, migrate.Options{TargetKeyspace: keyspace, Families: []string{"Hits"}, NoMetadata: true})
 	if err == nil || !strings.Contains(err.Error(), "refusing") {
 		t.Errorf("converting into a table of another shape: %v", err)
 	}
