@@ -31,6 +31,15 @@
 // TTLs; a number of seconds sets that TTL on every cell. Counters carry
 // neither TTL nor writetime.
 //
+// schema and data record the converted keyspace in thriftd's catalog, so
+// that thriftd --backend cql:// serves it as the legacy keyspace it came
+// from: once the data is written, the keyspace and each family's legacy
+// definition and table shape go into the metadata keyspace
+// (--meta-keyspace, default thriftbridge_meta; thriftd's
+// cql_meta_keyspace) of a cql: target, or as INSERTs at the end of a file:
+// script. --no-metadata leaves them out. docs/CQL-BACKEND.md ("Converted
+// tables") says how thriftd serves each shape.
+//
 // --checkpoint FILE makes data resumable: the run records its progress
 // after the target acknowledged it, and a new run with the same flags
 // continues from there. A file target is cut back to the checkpointed
