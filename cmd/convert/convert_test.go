@@ -89,6 +89,9 @@ func TestFixtureRoundTrip(t *testing.T) {
 			}
 			// Drop the last data statement: verify must fail.
 			text := strings.TrimSuffix(string(first), "\n")
+			if i := strings.Index(text, "\n-- thriftd's catalog"); i >= 0 {
+				text = text[:i] // the catalog's rows come after the data
+			}
 			cut := strings.LastIndex(text, "\nINSERT ")
 			if u := strings.LastIndex(text, "\nUPDATE "); u > cut {
 				cut = u
