@@ -62,7 +62,7 @@ func TestWideRowMemoryRSS(t *testing.T) {
 	script, report := filepath.Join(dir, "wide.cql"), filepath.Join(dir, "report.json")
 	convStart := time.Now()
 	child := runConvert(t, "data", "--from", "thrift://"+addr+"/"+wideKeyspace, "--to", "file:"+script,
-		"--quiet", "--now", strconv.FormatInt(dataNow.Unix(), 10), "--report", report)
+		"--quiet", "--now", strconv.FormatInt(dataNow.Unix(), 10), "--report", report, "--no-metadata")
 	converted := time.Since(convStart)
 	peak, err := childPeakRSS(child.stderr.String())
 	if err != nil {
