@@ -53,6 +53,9 @@ func TestCommandLineStrictness(t *testing.T) {
 		{"unknown target", []string{"data", "--from", "json:x", "--schema", "s", "--to", "mysql://x"}, []string{"expected cql://host:port/keyspace or file:OUT.cql"}, false},
 		{"stray argument", []string{"plan", "--from", "json:x", "stray"}, []string{`unexpected argument "stray"`}, false},
 		{"stray argument to fixtures", []string{"fixtures", "stray"}, []string{`unexpected argument "stray"`}, false},
+		{"bad --ttl", []string{"data", "--from", "json:x", "--schema", "s", "--to", "file:x.cql", "--ttl", "forever"}, []string{"--ttl"}, false},
+		{"bad --consistency", []string{"data", "--from", "json:x", "--schema", "s", "--to", "cql://127.0.0.1:1/ks", "--consistency", "MOST"}, []string{"--consistency"}, false},
+		{"malformed thrift source", []string{"plan", "--from", "thrift://127.0.0.1:1"}, []string{"expected thrift://host:port/Keyspace"}, false},
 		{"bad --now", []string{"data", "--from", "json:x", "--schema", "s", "--to", "file:x.cql", "--now", "yesterday"}, []string{"Unix seconds or an RFC 3339 time"}, false},
 	}
 	for _, c := range cases {
@@ -68,6 +71,34 @@ func TestCommandLineStrictness(t *testing.T) {
 			}
 			if c.usage && !strings.Contains(stderr, "usage: convert") {
 				t.Errorf("convert %v: no usage in %q", c.args, stderr)
+			}
+		})
+	}
+}
+
+// TestFailureExitsOne: a command line that is right but whose work fails
+// (here, a source that refuses the connection, or a schema file that is
+// not there) exits with status 1, not the usage status 2, and says why;
+// verify, like diff, keeps 1 for differences and answers 2 when it could
+// not compare.
+func TestFailureExitsOne(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		says string
+		want int
+	}{
+		{"source unreachable", []string{"plan", "--from", "thrift://127.0.0.1:1/Blog"}, "--from thrift://127.0.0.1:1/Blog", 1},
+		{"schema file missing", []string{"plan", "--from", "json:" + t.TempDir(), "--schema", "/nonexistent/schema.json"}, "--schema", 1},
+		{"verify cannot compare", []string{"verify", "--from", "thrift://127.0.0.1:1/Blog", "--to", "file:/nonexistent/x.cql"}, "--from thrift://127.0.0.1:1/Blog", 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			status, stderr := runConvertCLI(t, c.args...)
+			if status != c.want {
+				t.Errorf("convert %v: exit %d, want %d; stderr %q", c.args, status, c.want, stderr)
+			}
+			if !strings.Contains(stderr, c.says) || strings.Contains(stderr, "usage:") {
+				t.Errorf("convert %v: stderr %q should say %q without the usage", c.args, stderr, c.says)
 			}
 		})
 	}

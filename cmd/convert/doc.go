@@ -52,8 +52,10 @@
 // badger: or json: source too), the remaining TTLs and the script's
 // header, so that a conversion is reproducible.
 //
-// verify exits with status 1 when a cell is missing, extra or different
-// (value, writetime, or TTL beyond --tolerance); status 2 reports errors.
+// A wrong command line prints the usage and exits with status 2; a command
+// whose work fails says why and exits with status 1. verify answers as diff
+// does: status 1 when a cell is missing, extra or different (value,
+// writetime, or TTL beyond --tolerance), status 2 when it could not compare.
 //
 // convert fixtures, without --out or --load (or with --check), is the
 // self-check of the conversion: for every fixture model (or --name) it

@@ -25,12 +25,34 @@ import (
 	"github.com/thriftbridge/thriftbridge/supercol"
 )
 
-// openSource opens --from.
-func openSource(ctx context.Context, c *config) (migrate.Source, error) {
-	scheme, rest, ok := strings.Cut(c.from, ":")
+// checkSource checks the form of --from (and that a json: source has its
+// --schema), without opening it.
+func checkSource(c *config) error {
+	scheme, _, ok := strings.Cut(c.from, ":")
 	if !ok {
-		return nil, fmt.Errorf("--from %q: expected thrift://host:port/Keyspace, badger:DIR/Keyspace or json:PATH", c.from)
+		return fmt.Errorf("--from %q: expected thrift://host:port/Keyspace, badger:DIR/Keyspace or json:PATH", c.from)
 	}
+	switch scheme {
+	case "thrift":
+		_, _, err := thriftAddress(c.from)
+		return err
+	case "badger":
+		return nil
+	case "json":
+		if c.schema == "" {
+			return fmt.Errorf("--from %s needs --schema FILE (the keyspace's JSON schema)", c.from)
+		}
+		return nil
+	}
+	return fmt.Errorf("--from %q: unknown source %q (thrift, badger or json)", c.from, scheme)
+}
+
+// openSource opens --from, whose form checkSource has checked.
+func openSource(ctx context.Context, c *config) (migrate.Source, error) {
+	if err := checkSource(c); err != nil {
+		return nil, err
+	}
+	scheme, rest, _ := strings.Cut(c.from, ":")
 	switch scheme {
 	case "thrift":
 		addr, keyspace, err := thriftAddress(c.from)
@@ -51,9 +73,6 @@ func openSource(ctx context.Context, c *config) (migrate.Source, error) {
 	case "badger":
 		return openBadger(ctx, c, rest)
 	case "json":
-		if c.schema == "" {
-			return nil, fmt.Errorf("--from %s needs --schema FILE (the keyspace's JSON schema)", c.from)
-		}
 		b, err := os.ReadFile(c.schema)
 		if err != nil {
 			return nil, fmt.Errorf("--schema: %w", err)

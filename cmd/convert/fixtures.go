@@ -36,10 +36,13 @@ func runFixtures(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	check := fs.Bool("check", false, "round-trip the models through an in-process thriftd, its Badger directory and sstable2json dumps and compare every conversion with the expected scripts (the default without --out and --load)")
 	list := fs.Bool("list", false, "list the fixture models")
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("convert fixtures: unexpected argument %q", fs.Arg(0))
+		return usagef("convert fixtures: unexpected argument %q", fs.Arg(0))
 	}
 	if *list {
 		for _, n := range fixtures.Names() {
@@ -50,7 +53,7 @@ func runFixtures(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *out == "" && *load == "" {
 		*check = true
 	} else if *name == "" {
-		return errors.New("convert fixtures: --out and --load need --name MODEL")
+		return usagef("convert fixtures: --out and --load need --name MODEL")
 	}
 	names := fixtures.Names()
 	if *name != "" {
@@ -72,7 +75,7 @@ func runFixtures(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *load != "" {
 		addr, ok := strings.CutPrefix(*load, "thrift://")
 		if !ok || addr == "" {
-			return fmt.Errorf("--load %q: expected thrift://host:port", *load)
+			return usagef("--load %q: expected thrift://host:port", *load)
 		}
 		m := models[0]
 		if err := loadFixture(ctx, addr, m, "", thriftsource.ConnOptions{}); err != nil {

@@ -34,11 +34,24 @@ func main() {
 		os.Exit(1)
 	case errors.Is(err, flag.ErrHelp):
 		os.Exit(2)
-	default:
+	case errors.As(err, new(usageError)), len(os.Args) > 1 && os.Args[1] == "verify":
+		// verify answers as diff does: 1 for differences, 2 for trouble.
 		fmt.Fprintln(os.Stderr, "convert:", err)
 		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, "convert:", err)
+		os.Exit(1)
 	}
 }
+
+// usageError is a wrong command line, on which convert exits with status
+// 2; a failure of the work itself exits with status 1 (verify: 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
 const usage = `usage: convert plan|schema|data|verify|fixtures [flags]
   convert plan    --from SRC
@@ -65,7 +78,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return nil
 	default:
 		fmt.Fprintln(stderr, usage)
-		return fmt.Errorf("unknown command %q", cmd)
+		return usagef("unknown command %q", cmd)
 	}
 	cfg, err := parseFlags(cmd, args, stderr)
 	if err != nil {
@@ -236,28 +249,48 @@ func parseFlags(cmd string, args []string, stderr io.Writer) (*config, error) {
 	c.conn.register(fs, cmd != "plan")
 	fs.Usage = func() { commandUsage(fs, cmd, stderr) }
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, usageError{err}
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("convert %s: unexpected argument %q", cmd, fs.Arg(0))
+		return nil, usagef("convert %s: unexpected argument %q", cmd, fs.Arg(0))
 	}
 	c.families = families
-	if c.from == "" {
-		return nil, fmt.Errorf("convert %s: --from is required", cmd)
+	if err := c.check(); err != nil {
+		return nil, usageError{fmt.Errorf("convert %s: %w", cmd, err)}
 	}
-	if cmd != "plan" {
+	return c, nil
+}
+
+// check checks the settings that need no I/O: the source's and target's
+// forms and the values of the flags parsed later.
+func (c *config) check() error {
+	if c.from == "" {
+		return errors.New("--from is required")
+	}
+	if err := checkSource(c); err != nil {
+		return err
+	}
+	if c.cmd != "plan" {
 		if c.to == "" {
-			return nil, fmt.Errorf("convert %s: --to is required", cmd)
+			return errors.New("--to is required")
 		}
 		var err error
 		if c.target, err = parseTarget(c); err != nil {
-			return nil, err
+			return err
+		}
+		if c.target.hosts != nil {
+			if _, err := c.gocqlConsistency(); err != nil {
+				return err
+			}
 		}
 	}
-	if err := c.conn.check(c.from, c.to); err != nil {
-		return nil, fmt.Errorf("convert %s: %w", cmd, err)
+	if _, err := c.options("", nil); err != nil {
+		return err
 	}
-	return c, nil
+	return c.conn.check(c.from, c.to)
 }
 
 // commandUsage prints the usage of a command: its flags, except the
