@@ -29,9 +29,9 @@ import (
 // model's clock), the answers of the model's reads are recorded; the
 // model is converted with the automatic shapes and with each shape forced
 // in turn; thriftd over the 5.0 cluster must give exactly the same
-// answers (names, values, order, timestamps; TTLs as the time left, the
-// expiry instants within 2 s plus the conversion's duration, as convert
-// writes each TTL as what is left at its start). Then a write through
+// answers (names, values, order, timestamps; TTLs as the time left: the
+// expiry instant over the cluster within 2 s of the one over Badger, as
+// the conversion carried it to the moment it wrote each cell). Then a write through
 // thriftd lands in the converted table, read back with plain CQL, and a
 // write of a name the table has no column for is refused.
 func TestConvertThenServe(t *testing.T) {
@@ -85,7 +85,7 @@ func TestConvertThenServe(t *testing.T) {
 					if out, errOut, err := liveConvert(ctx, args...); err != nil {
 						t.Fatalf("convert %s: %v\n%s%s", strings.Join(args, " "), err, out, errOut)
 					}
-					slack := 2*time.Second + time.Since(started)
+					converted := time.Now()
 					cfg := daemontest.Config(t)
 					cfg.Backend = "cql://" + hosts
 					cfg.CQLKeyspacePrefix = prefix
@@ -96,7 +96,12 @@ func TestConvertThenServe(t *testing.T) {
 						t.Fatalf("set_keyspace %s on thriftd over Cassandra 5.0: %v", m.Keyspace.Name, err)
 					}
 					got, listed := readModel(ctx, t, served, m, 0)
-					compareAnswers(t, want, got, slack)
+					compareAnswers(t, want, got, started, converted)
+					ttls := 0
+					for _, a := range want {
+						ttls += len(a.left)
+					}
+					t.Logf("%d read calls answered alike over Badger and over Cassandra 5.0, %d TTL'd columns among them (shapes %v)", len(want), ttls, forced)
 					if len(listed) > 0 {
 						t.Errorf("thriftd over Cassandra 5.0 lists rows without columns: %v", listed)
 					}
@@ -121,6 +126,8 @@ type answer struct {
 	// left maps the position of each TTL'd column in the result's text
 	// to the seconds it had left at the read.
 	left []int64
+	// at is when the answer came back.
+	at time.Time
 }
 
 // readModel makes the model's reads on every family: a full
@@ -246,7 +253,7 @@ func columnName(c *cassandra.ColumnOrSuperColumn) []byte {
 // with, at the model's LoadTime) the original TTL less the time from
 // LoadTime to Now; over the cluster the TTL itself.
 func answerOf(spent int64, call string, result any) answer {
-	a := answer{call: call}
+	a := answer{call: call, at: time.Now()}
 	// Deep copy through JSON so that zeroing TTLs leaves the result alone.
 	b, _ := json.Marshal(result)
 	var copied any
@@ -306,11 +313,12 @@ func visitColumns(v any, fn func(*cassandra.Column)) {
 }
 
 // compareAnswers asserts that every read gave the same result, and that
-// each TTL'd column expires at the same instant within slack: over Badger
-// the TTL is the original one, written at LoadTime and read at Now; over
-// the cluster it is the time left at the read, which convert counted from
-// Now at its start.
-func compareAnswers(t *testing.T, want, got []answer, slack time.Duration) {
+// each TTL'd column expires at the same instant: over Badger the time it
+// had left at the model's Now; convert wrote that as the TTL of its write,
+// between convertStart and convertEnd, so over the cluster the read's time
+// plus the TTL left must fall in that window (moved by the time left),
+// within 2 s.
+func compareAnswers(t *testing.T, want, got []answer, convertStart, convertEnd time.Time) {
 	t.Helper()
 	if len(want) != len(got) {
 		t.Fatalf("%d answers over Cassandra 5.0, %d over Badger", len(got), len(want))
@@ -331,8 +339,14 @@ func compareAnswers(t *testing.T, want, got []answer, slack time.Duration) {
 			continue
 		}
 		for j := range w.left {
-			if d := time.Duration(w.left[j]-g.left[j]) * time.Second; d < 0 || d > slack {
-				t.Errorf("%s: TTL'd column %d: %d s left over Badger, %d s over Cassandra 5.0 (more than %v apart)", w.call, j, w.left[j], g.left[j], slack)
+			// convert wrote the time left at the model's Now while it
+			// ran: the cluster's expiry instant falls in that window, as
+			// read from the cluster's TTL at the read, within 2 s.
+			left := time.Duration(w.left[j]) * time.Second
+			expires := g.at.Add(time.Duration(g.left[j]) * time.Second)
+			if lo, hi := convertStart.Add(left-2*time.Second), convertEnd.Add(left+2*time.Second); expires.Before(lo) || expires.After(hi) {
+				t.Errorf("%s: TTL'd column %d: %d s left at the model's Now over Badger; over Cassandra 5.0 %d s left at %s, expiring at %s, outside [%s, %s]",
+					w.call, j, w.left[j], g.left[j], g.at.Format(time.RFC3339), expires.Format(time.RFC3339), lo.Format(time.RFC3339), hi.Format(time.RFC3339))
 			}
 		}
 	}
