@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strconv"
@@ -114,6 +115,32 @@ func TestConvertThenServe(t *testing.T) {
 					writeThrough(ctx, t, served, admin, m, meta, prefix+m.Keyspace.Name, want)
 				})
 			}
+			// A script (convert data --to file:), applied statement by
+			// statement as cqlsh -f applies it, is served too: its catalog
+			// rows come with it.
+			t.Run("script", func(t *testing.T) {
+				prefix := fmt.Sprintf("%s_%s_s_", run, name)
+				path := filepath.Join(t.TempDir(), "script.cql")
+				started := time.Now()
+				args := []string{"data", "--from", "thrift://" + srv.addr() + "/" + m.Keyspace.Name, "--to", "file:" + path,
+					"--keyspace", prefix + m.Keyspace.Name, "--meta-keyspace", meta, "--now", strconv.FormatInt(m.Now.Unix(), 10), "--quiet"}
+				if out, errOut, err := liveConvert(ctx, args...); err != nil {
+					t.Fatalf("convert %s: %v\n%s%s", strings.Join(args, " "), err, out, errOut)
+				}
+				applyScript(ctx, t, admin, path)
+				applied := time.Now()
+				cfg := daemontest.Config(t)
+				cfg.Backend = "cql://" + hosts
+				cfg.CQLKeyspacePrefix = prefix
+				cfg.CQLMetaKeyspace = meta
+				cfg.CQLConsistency = "ONE"
+				served := thriftClient(t, daemontest.Start(t, cfg))
+				if err := served.SetKeyspace(ctx, m.Keyspace.Name); err != nil {
+					t.Fatalf("set_keyspace %s on thriftd over the applied script: %v", m.Keyspace.Name, err)
+				}
+				got, _ := readModel(ctx, t, served, m, 0)
+				compareAnswers(t, want, got, started, applied)
+			})
 		})
 	}
 }
@@ -475,6 +502,40 @@ func writeThrough(ctx context.Context, t *testing.T, client *cassandra.Cassandra
 		if ire, ok := err.(*cassandra.InvalidRequestException); !ok || !strings.Contains(ire.Why, "no column for it") {
 			t.Errorf("%s (%s): insert of name %x the table has no column for: %v; want InvalidRequestException", family, shape.Shape, stray, err)
 		}
+	}
+}
+
+// applyScript runs a convert script's statements one by one, waiting for
+// schema agreement after each schema statement, as cqlsh -f does.
+func applyScript(ctx context.Context, t *testing.T, s *gocql.Session, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(l, "--") {
+			lines = append(lines, l)
+		}
+	}
+	n := 0
+	for _, stmt := range strings.Split(strings.Join(lines, "\n"), ";\n") {
+		if stmt = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(stmt), ";")); stmt == "" {
+			continue
+		}
+		if err := s.Query(stmt).Consistency(gocql.One).ExecContext(ctx); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+		if strings.HasPrefix(stmt, "CREATE ") {
+			if err := s.AwaitSchemaAgreement(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n++
+	}
+	if n == 0 {
+		t.Fatalf("%s holds no statement", path)
 	}
 }
 
