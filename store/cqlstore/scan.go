@@ -157,9 +157,14 @@ func (e *Engine) Scan(ctx context.Context, t *store.Table, q *store.ScanQuery, o
 	}
 }
 
-// wholeRowsPage is how many cells a scan of whole rows reads per round
-// trip.
-const wholeRowsPage = 2000
+// A scan of whole rows reads wholeRowsPageRows rows of Count cells per
+// round trip (get_range_slices' usual count of rows), within
+// [scanPage, wholeRowsMaxPage] cells: a page much larger than what the
+// caller takes makes the cluster read rows for nothing.
+const (
+	wholeRowsPageRows = 100
+	wholeRowsMaxPage  = 5000
+)
 
 // wholeRows reports a scan whose rows scanWholeRows reads in one query:
 // the first Count cells of every row of a Standard family of simple names,
@@ -201,7 +206,9 @@ func (e *Engine) scanWholeRows(ctx context.Context, ti *tableInfo, q *store.Scan
 	out.Clear()
 	var state []byte
 	for {
-		iter := e.session.Query(stmt, args...).Consistency(e.readConsistency(ctx)).PageSize(wholeRowsPage).PageState(state).IterContext(ctx)
+		page := min(max(q.Slice.Count, 1)*wholeRowsPageRows, wholeRowsMaxPage)
+		page = max(page, scanPage)
+		iter := e.session.Query(stmt, args...).Consistency(e.readConsistency(ctx)).PageSize(page).PageState(state).IterContext(ctx)
 		now := time.Now().Unix()
 		// done are the rows of this page complete before the next page.
 		type done struct {
