@@ -95,15 +95,9 @@ func validateDirectModes(modes []string) error {
 // setup connects to the cluster once thriftd has created and preloaded
 // its tables, and checks their columns.
 func (d *directCQL) setup(ctx context.Context, t *target) error {
-	cluster := gocql.NewCluster(strings.Split(d.hosts, ",")...)
-	cluster.Consistency = gocql.One
-	cluster.Timeout = d.cfg.Timeout
-	cluster.ConnectTimeout = d.cfg.Timeout
-	cluster.NumConns = 2 // thriftd's (internal/cqlconn)
-	cluster.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy())
-	s, err := cluster.CreateSession()
+	s, err := d.connect()
 	if err != nil {
-		return fmt.Errorf("connect to %s: %w", d.hosts, err)
+		return err
 	}
 	d.session = s
 	var release string
@@ -133,6 +127,21 @@ func (d *directCQL) setup(ctx context.Context, t *target) error {
 	}
 	d.log.Info("direct CQL load ready", "preloaded", pre, "writes", wr)
 	return nil
+}
+
+// connect opens the session: thriftd's settings (internal/cqlconn).
+func (d *directCQL) connect() (*gocql.Session, error) {
+	cluster := gocql.NewCluster(strings.Split(d.hosts, ",")...)
+	cluster.Consistency = gocql.One
+	cluster.Timeout = d.cfg.Timeout
+	cluster.ConnectTimeout = d.cfg.Timeout
+	cluster.NumConns = 2
+	cluster.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy())
+	s, err := cluster.CreateSession()
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", d.hosts, err)
+	}
+	return s, nil
 }
 
 // runMode runs one mode: the warm-up if warm, then the measured phase.
@@ -207,11 +216,17 @@ func (d *directCQL) phase(ctx context.Context, op directOp, dur time.Duration) (
 	return total, elapsed
 }
 
-// close drops thriftd's metadata keyspace (thriftd has dropped the
-// benchmark keyspace itself) and closes the session.
+// close drops this run's keyspaces on the cluster (thriftd's metadata
+// keyspace, and the benchmark keyspace if thriftd could not drop it) and
+// closes the session; it connects when setup did not, since thriftd has
+// made its keyspaces anyway.
 func (d *directCQL) close(ctx context.Context) error {
 	if d.session == nil {
-		return nil
+		s, err := d.connect()
+		if err != nil {
+			return fmt.Errorf("drop this run's keyspaces: %w", err)
+		}
+		d.session = s
 	}
 	defer d.session.Close()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
