@@ -85,7 +85,7 @@ func TestAuthenticatedCluster(t *testing.T) {
 	if err := data("--username", authUser, "--password", authPassword); err != nil {
 		t.Fatalf("right credentials as flags: %v", err)
 	}
-	sameAsGoldenButColumnOrder(t, m, fixtures.AutoShape, script)
+	sameAsGoldenButColumnOrder(t, m, fixtures.AutoShape, script, keyspace)
 
 	creds := filepath.Join(dir, "credentials.yaml")
 	if err := os.WriteFile(creds, []byte("from:\n  username: "+authUser+"\n  password: "+authPassword+"\n"), 0o600); err != nil {
@@ -94,7 +94,7 @@ func TestAuthenticatedCluster(t *testing.T) {
 	if err := data("--credentials", creds); err != nil {
 		t.Fatalf("right credentials in --credentials: %v", err)
 	}
-	sameAsGoldenButColumnOrder(t, m, fixtures.AutoShape, script)
+	sameAsGoldenButColumnOrder(t, m, fixtures.AutoShape, script, keyspace)
 
 	t.Run("cql-target", func(t *testing.T) {
 		hosts := requireEnv(t, "CASSANDRA_HOSTS_AUTH", "writing to a Cassandra with PasswordAuthenticator", "host:port of the CQL port of a 3.11 with PasswordAuthenticator, superuser cassandra/cassandra")

@@ -160,20 +160,61 @@ func sortedCreateTable(script []byte) []byte {
 	return []byte(strings.Join(lines, "\n"))
 }
 
-// sameAsGoldenButColumnOrder compares a script converted from Cassandra
-// with the one converted from thriftd: they must be byte for byte the
-// same but for the order of the columns in CREATE TABLE, which Cassandra
-// does not keep (it describes declared columns in an order of its own,
-// which the Thrift source sorts).
-func sameAsGoldenButColumnOrder(t *testing.T, m *fixtures.Model, shape, path string) {
+// sortedCatalog prepares the catalog INSERTs at a script's end for
+// comparison: the legacy keyspace recorded is the source's, renamed from
+// sourceKeyspace to keyspace (the fixture's own name, which the test's
+// source keyspace stands for), and the column lists of the definition and
+// of the shape are put in name order, as sortedCreateTable does for the
+// CREATE TABLE it records.
+func sortedCatalog(script []byte, sourceKeyspace, keyspace string) []byte {
+	lines := strings.Split(string(script), "\n")
+	for i, l := range lines {
+		if !strings.HasPrefix(l, "INSERT INTO ") || !strings.Contains(l, "_meta.") {
+			continue
+		}
+		for _, field := range []string{`"keyspace":"`, `"name":"`} {
+			l = strings.ReplaceAll(l, field+sourceKeyspace+`"`, field+keyspace+`"`)
+		}
+		var out strings.Builder
+		for {
+			at := strings.Index(l, `"columns":[{`)
+			if at < 0 {
+				break
+			}
+			open := at + len(`"columns":[`)
+			end := strings.Index(l[open:], "}]")
+			if end < 0 {
+				break
+			}
+			items := strings.Split(l[open+1:open+end], "},{")
+			slices.Sort(items)
+			out.WriteString(l[:open+1] + strings.Join(items, "},{"))
+			l = l[open+end:]
+		}
+		out.WriteString(l)
+		lines[i] = out.String()
+	}
+	return []byte(strings.Join(lines, "\n"))
+}
+
+// sameAsGoldenButColumnOrder compares a script converted from Cassandra,
+// out of its keyspace sourceKeyspace, with the one converted from thriftd:
+// they must be byte for byte the same but for the order of the columns in
+// CREATE TABLE and in the catalog, which Cassandra does not keep (it
+// describes declared columns in an order of its own, which the Thrift
+// source sorts), and for the source keyspace's name in the catalog.
+func sameAsGoldenButColumnOrder(t *testing.T, m *fixtures.Model, shape, path, sourceKeyspace string) {
 	t.Helper()
 	want, got := expectedAndScript(t, m, shape, path)
 	if bytes.Equal(want, got) {
 		return
 	}
-	if d := firstDifference(sortedCreateTable(want), sortedCreateTable(got)); d != "" {
-		t.Errorf("%s: the script converted from Cassandra differs from expected/%s.cql (beyond the order of CREATE TABLE columns):\n%s", m.Name, shape, d)
+	normal := func(script []byte) []byte {
+		return sortedCatalog(sortedCreateTable(script), sourceKeyspace, m.Keyspace.Name)
+	}
+	if d := firstDifference(normal(want), normal(got)); d != "" {
+		t.Errorf("%s: the script converted from Cassandra differs from expected/%s.cql (beyond the order of columns):\n%s", m.Name, shape, d)
 		return
 	}
-	t.Logf("%s %s: same as expected/%s.cql but for the order of the columns in CREATE TABLE", m.Name, shape, shape)
+	t.Logf("%s %s: same as expected/%s.cql but for the order of columns and the source keyspace's name", m.Name, shape, shape)
 }

@@ -63,7 +63,7 @@ func TestLiveCassandraSource(t *testing.T) {
 				if _, stderr, err := liveConvert(ctx, args...); err != nil {
 					t.Fatalf("shape %s: convert %s: %v\n%s", shape, strings.Join(args, " "), err, stderr)
 				}
-				sameAsGoldenButColumnOrder(t, m, shape, script)
+				sameAsGoldenButColumnOrder(t, m, shape, script, keyspace)
 			}
 
 			t.Run("into-target", func(t *testing.T) {
