@@ -26,7 +26,7 @@ const CheckInterval = time.Second
 // clock reading and no system call. A file that cannot be read or parsed
 // is logged and the users read last stay in force.
 type Live struct {
-	dir      string
+	store    Store
 	interval time.Duration
 	log      *slog.Logger
 
@@ -35,10 +35,10 @@ type Live struct {
 	reload    sync.Mutex   // one look at the file at a time
 }
 
-// liveUsers is one reading of the file.
+// liveUsers is one reading of the store.
 type liveUsers struct {
 	users *Users
-	stamp fileStamp
+	stamp string
 }
 
 // fileStamp tells one version of the users file from another: it is
@@ -68,15 +68,18 @@ func statUsers(dir string) (fileStamp, error) {
 // OpenLive reads the users of the data directory dir, to be read again
 // when the file changes.
 func OpenLive(dir string, logger *slog.Logger) (*Live, error) {
-	stamp, err := statUsers(dir)
+	return OpenLiveStore(context.Background(), FileStore{Dir: dir}, logger)
+}
+
+// OpenLiveStore reads the users of store, to be read again when they
+// change. On the cluster, a look is one read of the version, and the
+// document is read only when it changed.
+func OpenLiveStore(ctx context.Context, store Store, logger *slog.Logger) (*Live, error) {
+	users, stamp, err := store.Load(ctx)
 	if err != nil {
 		return nil, err
 	}
-	users, err := Load(dir)
-	if err != nil {
-		return nil, err
-	}
-	l := &Live{dir: dir, interval: CheckInterval, log: logger}
+	l := &Live{store: store, interval: CheckInterval, log: logger}
 	l.current.Store(&liveUsers{users: users, stamp: stamp})
 	l.nextCheck.Store(time.Now().Add(l.interval).UnixNano())
 	return l, nil
@@ -98,23 +101,23 @@ func (l *Live) Refresh(ctx context.Context) {
 func (l *Live) refreshLocked(ctx context.Context) {
 	l.nextCheck.Store(time.Now().Add(l.interval).UnixNano())
 	cur := l.current.Load()
-	stamp, err := statUsers(l.dir)
+	stamp, err := l.store.Stamp(ctx)
 	if err != nil {
-		l.log.ErrorContext(ctx, "users file: cannot look at it; the users read last stay in force", "path", Path(l.dir), "err", err)
+		l.log.ErrorContext(ctx, "users: cannot look at it; the users read last stay in force", "store", l.store.String(), "err", err)
 		return
 	}
 	if stamp == cur.stamp {
 		return
 	}
-	users, err := Load(l.dir)
+	users, stamp, err := l.store.Load(ctx)
 	if err != nil {
-		l.log.ErrorContext(ctx, "users file: cannot read it; the users read last stay in force", "err", err)
-		// Not again until it changes.
+		l.log.ErrorContext(ctx, "users: cannot read it; the users read last stay in force", "store", l.store.String(), "err", err)
+		// Not again until they change.
 		l.current.Store(&liveUsers{users: cur.users, stamp: stamp})
 		return
 	}
 	l.current.Store(&liveUsers{users: users, stamp: stamp})
-	l.log.InfoContext(ctx, "users file read again", "path", Path(l.dir), "users", len(users.Users))
+	l.log.InfoContext(ctx, "users read again", "store", l.store.String(), "users", len(users.Users))
 }
 
 // maybeRefresh refreshes the users if CheckInterval has passed; while one
@@ -147,21 +150,12 @@ func (l *Live) Permitted(ctx context.Context, user, action, keyspace, family str
 
 // RevokeAllOn takes from every user the permissions on family of keyspace
 // (family "" for the keyspace and its families), once it was dropped, in
-// the users file, as `thriftd user revoke` would (legacy.Revoker).
+// the users store, as `thriftd user revoke` would (legacy.Revoker).
 func (l *Live) RevokeAllOn(ctx context.Context, keyspace, family string) error {
-	lock, err := LockUsers(ctx, l.dir)
+	err := l.store.Update(ctx, func(users *Users) (bool, error) {
+		return users.RevokeAllOn(Resource{Keyspace: keyspace, Family: family}), nil
+	})
 	if err != nil {
-		return err
-	}
-	defer lock.Unlock()
-	users, err := Load(l.dir)
-	if err != nil {
-		return err
-	}
-	if !users.RevokeAllOn(Resource{Keyspace: keyspace, Family: family}) {
-		return nil
-	}
-	if err := users.Save(l.dir); err != nil {
 		return err
 	}
 	l.Refresh(ctx)

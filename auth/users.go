@@ -1,7 +1,6 @@
 package auth
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -85,54 +84,23 @@ func Path(dir string) string { return filepath.Join(dir, UsersFile) }
 // Load reads the users of the data directory dir; a directory without a
 // users file has none.
 func Load(dir string) (*Users, error) {
-	u := &Users{Version: usersFileVersion, Users: map[string]*User{}}
 	data, err := os.ReadFile(Path(dir))
 	if errors.Is(err, fs.ErrNotExist) {
-		return u, nil
+		return NewUsers(), nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read users: %w", err)
 	}
-	if err := json.Unmarshal(data, u); err != nil {
-		return nil, fmt.Errorf("users file %s: %w", Path(dir), err)
-	}
-	switch u.Version {
-	case usersFileVersion:
-	case usersFileVersionV1:
-		// Before permissions, a user could do everything.
-		for _, user := range u.Users {
-			if user != nil {
-				user.Superuser = true
-			}
-		}
-		u.Version = usersFileVersion
-	default:
-		return nil, fmt.Errorf("users file %s: format version %d, this thriftd knows %d and %d", Path(dir), u.Version, usersFileVersionV1, usersFileVersion)
-	}
-	if u.Users == nil {
-		u.Users = map[string]*User{}
-	}
-	for name, user := range u.Users {
-		if user == nil || user.Hash == "" {
-			return nil, fmt.Errorf("users file %s: user %q has no password hash", Path(dir), name)
-		}
-		for _, g := range user.Grants {
-			if err := g.check(); err != nil {
-				return nil, fmt.Errorf("users file %s: user %q: %w", Path(dir), name, err)
-			}
-		}
-	}
-	return u, nil
+	return ParseUsers(data, "file "+Path(dir))
 }
 
 // Save writes the users to the data directory dir atomically, readable by
 // its owner only.
 func (u *Users) Save(dir string) error {
-	data, err := json.MarshalIndent(u, "", "  ")
+	data, err := u.Marshal()
 	if err != nil {
 		return err
 	}
-	data = append(data, '\n')
 	tmp, err := os.CreateTemp(dir, UsersFile+".tmp*")
 	if err != nil {
 		return fmt.Errorf("write users: %w", err)
