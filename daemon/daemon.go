@@ -92,7 +92,7 @@ func Start(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option)
 	var authLock *auth.Lock
 	var authn legacy.Authenticator
 	if backend.Kind == BackendBadger || cfg.AuthenticatorClass() == PasswordAuthenticator {
-		authLock, authn, err = openAuth(cfg, logger)
+		authLock, authn, err = openAuth(ctx, cfg, engine, logger)
 		if err != nil {
 			engine.Close()
 			return nil, err

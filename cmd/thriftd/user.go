@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"slices"
 	"strings"
@@ -16,11 +17,14 @@ import (
 	"github.com/thriftbridge/thriftbridge/daemon"
 )
 
-const userUsage = `usage: thriftd user COMMAND [NAME [PERMISSION]] [flags] [--data-dir DIR]
+const userUsage = `usage: thriftd user COMMAND [NAME [PERMISSION]] [flags] [--data-dir DIR | --backend cql://HOST:PORT [--cql-* ...]] [--config FILE]
 
-Manages the users of a data directory for --authenticator password, and
-what each may do (Cassandra's CassandraAuthorizer). A running thriftd
-sees a change at the next login, and on other calls within a second:
+Manages the users for --authenticator password, and what each may do
+(Cassandra's CassandraAuthorizer): those of a data directory, or with
+--backend cql://... (and the server's --cql-* settings, or its --config
+file) those of the cluster, shared by every thriftd on it. A running
+thriftd sees a change at the next login, and on other calls within a
+second:
 
   add NAME [--superuser]
         add a user, a superuser with --superuser; the password is read
@@ -60,10 +64,15 @@ type userCommand struct {
 
 // parseUser parses the arguments of `thriftd user`, strictly: a wrong
 // command line is a usageError, reported with the usage.
-func parseUser(args []string, stderr io.Writer) (userCommand, string, error) {
+func parseUser(args []string, stderr io.Writer) (userCommand, daemon.Config, error) {
 	fs := flag.NewFlagSet("thriftd user", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dataDir := fs.String("data-dir", daemon.DefaultDataDir, "the data directory of thriftd")
+	// The server's flags and --config say where the users are: --data-dir,
+	// or --backend cql://... and the --cql-* settings.
+	var values daemon.Config
+	flags := daemon.RegisterFlags(fs, &values)
+	serverFlags := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) { serverFlags[f.Name] = true })
 	superuser := fs.Bool("superuser", false, "add: the user is a superuser")
 	keyspace := fs.String("keyspace", "", "grant, revoke: the keyspace")
 	family := fs.String("family", "", "grant, revoke: a family of the keyspace, rather than all of it")
@@ -77,9 +86,9 @@ func parseUser(args []string, stderr io.Writer) (userCommand, string, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return userCommand{}, "", err
+				return userCommand{}, daemon.Config{}, err
 			}
-			return userCommand{}, "", usageError{err: err, reported: true}
+			return userCommand{}, daemon.Config{}, usageError{err: err, reported: true}
 		}
 		if fs.NArg() == 0 {
 			break
@@ -89,9 +98,9 @@ func parseUser(args []string, stderr io.Writer) (userCommand, string, error) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	wrong := func(format string, a ...any) (userCommand, string, error) {
+	wrong := func(format string, a ...any) (userCommand, daemon.Config, error) {
 		fs.Usage()
-		return userCommand{}, "", usageError{err: fmt.Errorf("user: "+format, a...)}
+		return userCommand{}, daemon.Config{}, usageError{err: fmt.Errorf("user: "+format, a...)}
 	}
 	if len(words) == 0 {
 		return wrong("missing command (add, passwd, del, grant, revoke or list)")
@@ -140,7 +149,7 @@ func parseUser(args []string, stderr io.Writer) (userCommand, string, error) {
 		return wrong("unknown command %q (add, passwd, del, grant, revoke or list)", uc.cmd)
 	}
 	for name := range set {
-		if name != "data-dir" && !slices.Contains(allowed, name) {
+		if !serverFlags[name] && !slices.Contains(allowed, name) {
 			return wrong("--%s does not go with %s", name, strings.Join(words[:min(len(words), 3)], " "))
 		}
 	}
@@ -151,78 +160,100 @@ func parseUser(args []string, stderr io.Writer) (userCommand, string, error) {
 		}
 	}
 	uc.superuser = *superuser
-	return uc, *dataDir, nil
+	cfg, err := flags.Resolve()
+	if err != nil {
+		fs.Usage()
+		return userCommand{}, daemon.Config{}, usageError{err: fmt.Errorf("user: %w", err)}
+	}
+	return uc, cfg, nil
 }
 
-// runUser runs `thriftd user ...` (args after "user"). It may run while a
-// thriftd serves the data directory: the users file is replaced whole,
-// and the writers take turns (auth.LockUsers).
+// runUser runs `thriftd user ...` (args after "user"). It may run while
+// thriftd serves the users: the users file is replaced whole and its
+// writers take turns (auth.LockUsers); the cluster's users row is changed
+// by a lightweight transaction on its version (auth/cqlusers).
 func runUser(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	uc, dir, err := parseUser(args, stderr)
+	uc, cfg, err := parseUser(args, stderr)
 	if err != nil {
 		return err
 	}
-	if uc.cmd == "add" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+	if b, err := cfg.BackendSpec(); err == nil && b.Kind != daemon.BackendCQL {
+		dir := cfg.StoreDir()
+		if uc.cmd == "add" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return fmt.Errorf("data directory: %w", err)
+			}
+		} else if _, err := os.Stat(dir); err != nil {
 			return fmt.Errorf("data directory: %w", err)
 		}
-	} else if _, err := os.Stat(dir); err != nil {
-		return fmt.Errorf("data directory: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, userLockTimeout)
 	defer cancel()
-	lock, err := auth.LockUsers(ctx, dir)
+	store, closeStore, err := daemon.OpenUsersStore(ctx, cfg, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	if err != nil {
 		return err
 	}
-	defer lock.Unlock()
-	users, err := auth.Load(dir)
+	defer closeStore()
+	users, _, err := store.Load(ctx)
 	if err != nil {
 		return err
 	}
+	var password string
 	switch uc.cmd {
 	case "list":
 		for _, name := range users.Names() {
 			fmt.Fprintf(stdout, "%s\t%s\n", name, describeUser(users.Users[name]))
 		}
 		return nil
-	case "del":
-		err = users.Delete(uc.name)
-	case "grant", "revoke":
-		grant := uc.cmd == "grant"
-		switch {
-		case uc.permission == "":
-			err = users.SetSuperuser(uc.name, grant)
-		case grant:
-			err = users.Grant(uc.name, uc.permission, uc.resource)
-		default:
-			err = users.Revoke(uc.name, uc.permission, uc.resource)
-		}
 	case "add", "passwd":
-		if uc.cmd == "add" {
-			if _, ok := users.Users[uc.name]; ok {
-				return fmt.Errorf("%w: %s (use thriftd user passwd to change the password)", auth.ErrUserExists, uc.name)
-			}
-		} else if _, ok := users.Users[uc.name]; !ok {
-			return fmt.Errorf("%w: %s", auth.ErrNoUser, uc.name)
+		if err := checkExists(users, uc); err != nil {
+			return err
 		}
-		password, perr := readPassword(stdin)
-		if perr != nil {
-			return perr
-		}
-		if uc.cmd == "add" {
-			err = users.Add(uc.name, password)
-			if err == nil {
-				err = users.SetSuperuser(uc.name, uc.superuser)
-			}
-		} else {
-			err = users.SetPassword(uc.name, password)
+		if password, err = readPassword(stdin); err != nil {
+			return err
 		}
 	}
-	if err != nil {
-		return err
+	return store.Update(ctx, func(users *auth.Users) (bool, error) {
+		var err error
+		switch uc.cmd {
+		case "del":
+			err = users.Delete(uc.name)
+		case "grant", "revoke":
+			grant := uc.cmd == "grant"
+			switch {
+			case uc.permission == "":
+				err = users.SetSuperuser(uc.name, grant)
+			case grant:
+				err = users.Grant(uc.name, uc.permission, uc.resource)
+			default:
+				err = users.Revoke(uc.name, uc.permission, uc.resource)
+			}
+		case "add":
+			if err = checkExists(users, uc); err == nil {
+				if err = users.Add(uc.name, password); err == nil {
+					err = users.SetSuperuser(uc.name, uc.superuser)
+				}
+			}
+		case "passwd":
+			if err = checkExists(users, uc); err == nil {
+				err = users.SetPassword(uc.name, password)
+			}
+		}
+		return err == nil, err
+	})
+}
+
+// checkExists refuses to add a user that exists, or to change the
+// password of one that does not.
+func checkExists(users *auth.Users, uc userCommand) error {
+	_, ok := users.Users[uc.name]
+	switch {
+	case uc.cmd == "add" && ok:
+		return fmt.Errorf("%w: %s (use thriftd user passwd to change the password)", auth.ErrUserExists, uc.name)
+	case uc.cmd == "passwd" && !ok:
+		return fmt.Errorf("%w: %s", auth.ErrNoUser, uc.name)
 	}
-	return users.Save(dir)
+	return nil
 }
 
 // describeUser is what `thriftd user list` shows of a user after the

@@ -188,3 +188,11 @@ func (e *Engine) Close() error {
 func quote(name string) string {
 	return supercolQuote(name)
 }
+
+// Session is the engine's connection to the cluster, for the other
+// tables of the metadata keyspace (thriftd's users, auth/cqlusers); it
+// stays the engine's to close.
+func (e *Engine) Session() *gocql.Session { return e.session }
+
+// MetaKeyspace is the metadata keyspace, unquoted.
+func (e *Engine) MetaKeyspace() string { return e.opts.MetaKeyspace }
