@@ -28,7 +28,11 @@ const CheckInterval = time.Second
 type Live struct {
 	store    Store
 	interval time.Duration
-	log      *slog.Logger
+	// statOnLogin: every login looks at the store, as it costs a stat of
+	// the users file; a store in the cluster is looked at by logins too
+	// at most once per interval, not a query per login.
+	statOnLogin bool
+	log         *slog.Logger
 
 	current   atomic.Pointer[liveUsers]
 	nextCheck atomic.Int64 // Unix nanoseconds
@@ -79,7 +83,8 @@ func OpenLiveStore(ctx context.Context, store Store, logger *slog.Logger) (*Live
 	if err != nil {
 		return nil, err
 	}
-	l := &Live{store: store, interval: CheckInterval, log: logger}
+	_, isFile := store.(FileStore)
+	l := &Live{store: store, interval: CheckInterval, log: logger, statOnLogin: isFile}
 	l.current.Store(&liveUsers{users: users, stamp: stamp})
 	l.nextCheck.Store(time.Now().Add(l.interval).UnixNano())
 	return l, nil
@@ -133,10 +138,14 @@ func (l *Live) maybeRefresh(ctx context.Context) {
 	l.refreshLocked(ctx)
 }
 
-// Authenticate reports whether password is user's, as the file says now
-// (legacy.Authenticator).
+// Authenticate reports whether password is user's, as the file says now,
+// or as the cluster said at most CheckInterval ago (legacy.Authenticator).
 func (l *Live) Authenticate(user, password string) bool {
-	l.Refresh(context.Background())
+	if l.statOnLogin {
+		l.Refresh(context.Background())
+	} else {
+		l.maybeRefresh(context.Background())
+	}
 	return l.Users().Authenticate(user, password)
 }
 
