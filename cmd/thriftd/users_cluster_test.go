@@ -19,7 +19,8 @@ import (
 // cluster's. A thriftd with no user there refuses to start; users added
 // by two concurrent `thriftd user add --backend cql://...` both survive;
 // two thriftd instances on the cluster each accept them, refuse a wrong
-// password, and see a grant and its revocation without a restart.
+// password, and see a grant and its revocation without a restart; a
+// keyspace dropped takes its grants away in the cluster.
 func TestUsersInTheCluster(t *testing.T) {
 	hosts := os.Getenv("CASSANDRA_TARGET_HOSTS")
 	if hosts == "" {
@@ -130,4 +131,12 @@ func TestUsersInTheCluster(t *testing.T) {
 	awaitRead("after grant", "OK")
 	user("", "revoke", "alice", "read", "--keyspace", "live")
 	awaitRead("after revoke", refused)
+
+	// A keyspace dropped through one instance takes its grants away in the
+	// cluster (as Cassandra 3.11 does), not in a local file.
+	user("", "grant", "alice", "write", "--keyspace", "live")
+	permServer{addr: addrB, superuser: "root", superPassword: "root pw"}.dropKeyspaces(t, "live")
+	if got, want := user("", "list"), "alice\tno permissions\nroot\tsuperuser\n"; got != want {
+		t.Errorf("after the keyspace was dropped, user list:\n%swant:\n%s", got, want)
+	}
 }
