@@ -36,7 +36,7 @@ type columnDoc struct {
 
 func (e *Engine) createMeta(ctx context.Context) error {
 	var n int
-	if err := e.session.Query("SELECT COUNT(*) FROM system_schema.tables WHERE keyspace_name = ?", e.opts.MetaKeyspace).ScanContext(ctx, &n); err != nil {
+	if err := e.session.Query("SELECT COUNT(*) FROM system_schema.tables WHERE keyspace_name = ? AND table_name IN ('keyspaces', 'families')", e.opts.MetaKeyspace).ScanContext(ctx, &n); err != nil {
 		return wrapErr("read the schema", err)
 	}
 	if n == 2 {
