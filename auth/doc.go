@@ -16,6 +16,10 @@
 // it changes, so users, passwords and permissions change under a running
 // server without a restart.
 //
+// The file is one Store of the users document; with the CQL backend the
+// same document is a row of the cluster (package auth/cqlusers), shared
+// by every thriftd on it, and Live follows either.
+//
 // Permissions follow Cassandra's CassandraAuthorizer, in thriftd's three
 // words: read is SELECT, write is MODIFY, schema is CREATE, ALTER and DROP,
 // granted on every keyspace, a keyspace, or one family of it (Cassandra's

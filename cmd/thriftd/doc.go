@@ -9,7 +9,9 @@
 // no new connections, in-flight calls finish, the store is closed cleanly.
 //
 //	thriftd user add|passwd|del|grant|revoke|list ... --data-dir ./data
+//	thriftd user add|passwd|del|grant|revoke|list ... --backend cql://host:9042
 //
 // manages the users of --authenticator password and their permissions
-// (user.go), whether a thriftd runs on the data directory or not.
+// (user.go), whether a thriftd runs on the data directory or not; with a
+// cql:// backend, those of the cluster, shared by every thriftd on it.
 package main
