@@ -126,6 +126,11 @@ func (s *Store) Update(ctx context.Context, change func(*auth.Users) (bool, erro
 			q = s.session.Query("INSERT INTO "+s.table+" (id, doc, version) VALUES (0, ?, 1) IF NOT EXISTS", string(doc))
 		}
 		applied, err := q.MapScanCASContext(ctx, map[string]any{})
+		if err != nil && casOutcomeUnknown(err) {
+			// Paxos contention or a slow replica: the write may or may not
+			// have been made; the row says which.
+			applied, err = s.holds(ctx, string(doc), version+1)
+		}
 		if err != nil {
 			return fmt.Errorf("write users %s: %w", s.where, err)
 		}
@@ -134,6 +139,30 @@ func (s *Store) Update(ctx context.Context, change func(*auth.Users) (bool, erro
 		}
 	}
 	return fmt.Errorf("write users %s: %w", s.where, ErrContended)
+}
+
+// casOutcomeUnknown reports the error of a lightweight transaction whose
+// outcome is unknown: a CAS write timeout, or Cassandra 5's CAS write
+// unknown result.
+func casOutcomeUnknown(err error) bool {
+	var timeout *gocql.RequestErrWriteTimeout
+	var unknown *gocql.RequestErrCASWriteUnknown
+	return errors.As(err, &unknown) || (errors.As(err, &timeout) && timeout.WriteType == "CAS")
+}
+
+// holds reports whether the row is doc at version, read serially so that
+// an unfinished transaction is finished first.
+func (s *Store) holds(ctx context.Context, doc string, version int64) (bool, error) {
+	var got string
+	var gotVersion int64
+	err := s.session.Query("SELECT doc, version FROM "+s.table+" WHERE id = 0").Consistency(gocql.Serial).ScanContext(ctx, &got, &gotVersion)
+	if errors.Is(err, gocql.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return got == doc && gotVersion == version, nil
 }
 
 var _ auth.Store = (*Store)(nil)
