@@ -440,17 +440,7 @@ func (t *target) phase(ctx context.Context, op opFunc, d time.Duration) (phaseSt
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	total := phaseStats{hist: new(histogram)}
-	for _, s := range stats {
-		total.ops += s.ops
-		total.cells += s.cells
-		total.errors += s.errors
-		total.hist.merge(s.hist)
-		if total.firstErr == nil {
-			total.firstErr = s.firstErr
-		}
-	}
-	return total, elapsed
+	return mergeStats(stats), elapsed
 }
 
 // close closes the connections and drops the keyspace if this run
@@ -481,4 +471,20 @@ func (t *target) close(ctx context.Context) error {
 	t.created = false
 	t.log.Info("dropped keyspace", "keyspace", t.cfg.Keyspace)
 	return nil
+}
+
+// mergeStats sums the statistics of the connections of one phase; the
+// first error kept is the first connection's that had one.
+func mergeStats(stats []phaseStats) phaseStats {
+	total := phaseStats{hist: new(histogram)}
+	for _, s := range stats {
+		total.ops += s.ops
+		total.cells += s.cells
+		total.errors += s.errors
+		total.hist.merge(s.hist)
+		if total.firstErr == nil {
+			total.firstErr = s.firstErr
+		}
+	}
+	return total
 }

@@ -203,17 +203,7 @@ func (d *directCQL) phase(ctx context.Context, op directOp, dur time.Duration) (
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	total := phaseStats{hist: new(histogram)}
-	for _, s := range stats {
-		total.ops += s.ops
-		total.cells += s.cells
-		total.errors += s.errors
-		total.hist.merge(s.hist)
-		if total.firstErr == nil {
-			total.firstErr = s.firstErr
-		}
-	}
-	return total, elapsed
+	return mergeStats(stats), elapsed
 }
 
 // close drops this run's keyspaces on the cluster (thriftd's metadata
