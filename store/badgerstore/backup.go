@@ -145,7 +145,15 @@ func (e *Engine) WriteBackup(ctx context.Context, w io.Writer, info BackupInfo) 
 	if err != nil {
 		return nil, out.n, fmt.Errorf("backup: %w", err)
 	}
-	if _, err := e.db.Backup(zw, 0); err != nil {
+	// Badger's DB.Backup streams with several producers, each reading in a
+	// read transaction of its own, opened when it starts: a write that
+	// commits in between is in one part of the key space and not in
+	// another. One producer reads everything in one transaction, which is
+	// one moment of the store.
+	stream := e.db.NewStream()
+	stream.LogPrefix = "thriftd backup"
+	stream.NumGo = 1
+	if _, err := stream.Backup(zw, 0); err != nil {
 		return nil, out.n, fmt.Errorf("backup: stream the store: %w", err)
 	}
 	if err := zw.Close(); err != nil {

@@ -8,7 +8,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/thriftbridge/thriftbridge/store"
 	"github.com/thriftbridge/thriftbridge/store/enginetest"
@@ -158,5 +162,98 @@ func TestDamagedBackupRefused(t *testing.T) {
 				t.Errorf("restore: %v, want ErrBackupDamaged", err)
 			}
 		})
+	}
+}
+
+// TestBackupIsOneMoment: a backup taken while batches of two rows at the
+// two ends of the key space commit holds each batch whole or not at all.
+// The store is on disk in tables of many blocks, so that the backup stream
+// splits the key space into ranges read side by side.
+func TestBackupIsOneMoment(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	f := openTestEngine(t, dir, "ByteOrderedPartitioner")
+	def := store.TableDef{Name: "cf", Comparator: "UTF8Type"}
+	f.table(def)
+	filler := strings.Repeat("f", 1000)
+	for i := range 4000 {
+		cf, _ := f.e.Catalog().Table("ks", "cf")
+		f.apply(store.RowMutation{Table: cf, Key: fmt.Appendf(nil, "m%05d", i), Ops: []store.Op{enginetest.Put("v", filler, 1)}})
+	}
+	// Closing flushes the memtable into a table file.
+	if err := f.e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.e = nil
+	f = openTestEngine(t, dir, "ByteOrderedPartitioner")
+	cf, _ := f.e.Catalog().Table("ks", "cf")
+
+	// The writer stops after maxBatches, so that each backup stays small.
+	const maxBatches, rounds = 20000, 5
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var written atomic.Int64
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := range maxBatches {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			// a… sorts before the filler rows, z… after them.
+			err := f.e.Apply(ctx, &store.Batch{Rows: []store.RowMutation{
+				{Table: cf, Key: fmt.Appendf(nil, "a%06d", i), Ops: []store.Op{enginetest.Put("v", "x", 1)}},
+				{Table: cf, Key: fmt.Appendf(nil, "z%06d", i), Ops: []store.Op{enginetest.Put("v", "x", 1)}},
+			}})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			written.Add(1)
+		}
+	}()
+	defer func() {
+		close(stop)
+		wg.Wait()
+	}()
+
+	for round := range rounds {
+		deadline := time.Now().Add(time.Minute)
+		for n := written.Load(); written.Load() < min(n+50, maxBatches); {
+			if time.Now().After(deadline) {
+				t.Fatalf("backup %d: the writer stalled after %d batches", round, written.Load())
+			}
+			time.Sleep(time.Millisecond)
+		}
+		var buf bytes.Buffer
+		if _, _, err := f.e.WriteBackup(ctx, &buf, BackupInfo{}); err != nil {
+			t.Fatal(err)
+		}
+		restored := filepath.Join(t.TempDir(), "restored")
+		if _, err := RestoreBackup(ctx, &buf, restored, slog.New(slog.DiscardHandler)); err != nil {
+			t.Fatal(err)
+		}
+		r := openTestEngine(t, restored, "ByteOrderedPartitioner")
+		rcf, _ := r.e.Catalog().Table("ks", "cf")
+		rows := map[byte]int{}
+		var res store.SliceResult
+		err := r.e.Scan(ctx, rcf, &store.ScanQuery{Slice: store.SliceQuery{Count: all}}, &res, func(key []byte) (bool, error) {
+			if len(res.Cells) > 0 {
+				rows[key[0]]++
+			}
+			return true, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rows['a'] != rows['z'] || rows['m'] != 4000 {
+			t.Fatalf("backup %d: %d rows a…, %d rows z…, %d filler rows: batches are there in part", round, rows['a'], rows['z'], rows['m'])
+		}
+		if err := r.e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		r.e = nil
 	}
 }
