@@ -512,13 +512,13 @@ public final class AstyanaxCheck {
             }
         });
 
-        check("TTL expiry (ttl=1, wait 2.5 s)", () -> {
+        check("TTL expiry (ttl=3, wait 4 s)", () -> {
             MutationBatch m = ks.prepareMutationBatch();
-            m.withRow(USERS, "dave").putColumn("otp", "123456", 1).putColumn("name", "Dave");
+            m.withRow(USERS, "dave").putColumn("otp", "123456", 3).putColumn("name", "Dave");
             m.execute();
             expect("123456", ks.prepareQuery(USERS).getKey("dave").getColumn("otp").execute().getResult()
                     .getStringValue(), "otp before expiry");
-            Thread.sleep(2500);
+            Thread.sleep(4000);
             expect(Arrays.asList("name"), names(ks.prepareQuery(USERS).getKey("dave").execute().getResult()),
                     "dave after expiry");
             try {

@@ -483,13 +483,13 @@ public final class HectorCheck {
             }
         });
 
-        check("TTL expiry (ttl=1, wait 2.5 s)", () -> {
+        check("TTL expiry (ttl=3, wait 4 s)", () -> {
             Mutator<String> m = HFactory.createMutator(ko, SS);
-            m.addInsertion("dave", STANDARD, HFactory.createColumn("otp", "123456", 1, SS, SS));
+            m.addInsertion("dave", STANDARD, HFactory.createColumn("otp", "123456", 3, SS, SS));
             m.addInsertion("dave", STANDARD, HFactory.createColumn("name", "Dave", SS, SS));
             m.execute();
             expect("123456", get(STANDARD, "dave", "otp"), "otp before expiry");
-            Thread.sleep(2500);
+            Thread.sleep(4000);
             expect(null, get(STANDARD, "dave", "otp"), "otp after expiry");
             expect(Arrays.asList("name"),
                     names(slice(STANDARD, "dave").setRange(null, null, false, 10).execute().get()),
