@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -41,7 +42,34 @@ type Config struct {
 	// its partition, round robin over the nodes otherwise. Without either,
 	// requests go round robin over every node.
 	TokenAware bool
+	// Keyspace, when set, is the keyspace of every connection of the
+	// session (a USE on each): the default keyspace of unqualified names
+	// on protocol versions that cannot carry one per request.
+	Keyspace string
+	// Protocol, when set, records the native protocol version the
+	// session speaks.
+	Protocol *Protocol
 }
+
+// Protocol records the native protocol version a session speaks, which
+// gocql negotiates (the highest the contact node accepts) but does not
+// tell: it is read off the header of every frame the session receives.
+// After the session has answered a request, Version is the negotiated
+// version (the driver never mixes versions within a session).
+type Protocol struct{ version atomic.Int32 }
+
+// ObserveFrameHeader implements gocql.FrameHeaderObserver.
+func (p *Protocol) ObserveFrameHeader(_ context.Context, h gocql.ObservedFrameHeader) {
+	// The high bit of the version byte is the direction, set on responses.
+	v := int32(h.Version & 0x7f)
+	if p.version.Load() != v {
+		p.version.Store(v)
+	}
+}
+
+// Version is the protocol version of the last frame received, 0 before
+// any.
+func (p *Protocol) Version() int { return int(p.version.Load()) }
 
 // ErrAuthentication is wrapped by the error of a connection the cluster
 // refused for its credentials, or for the want of them.
@@ -62,6 +90,10 @@ func NewSession(cfg Config) (*gocql.Session, error) {
 	}
 	cluster.Logger = gocqlLogger{cfg.Logger}
 	cluster.RegisteredTypes = opaqueTypes()
+	cluster.Keyspace = cfg.Keyspace
+	if cfg.Protocol != nil {
+		cluster.FrameHeaderObserver = cfg.Protocol
+	}
 	if cfg.Username != "" {
 		cluster.Authenticator = gocql.PasswordAuthenticator{Username: cfg.Username, Password: cfg.Password}
 	}

@@ -65,6 +65,12 @@ type Engine struct {
 	log     *slog.Logger
 	meta    string // quoted metadata keyspace
 
+	// protocol is the native protocol version of session. Below 5 a
+	// request cannot name its keyspace, and CQL passed through runs on
+	// bound, sessions whose connections are in the client's keyspace.
+	protocol int
+	bound    *keyspaceSessions
+
 	catalog  atomic.Pointer[store.Catalog]
 	schemaMu sync.Mutex // serialises this instance's schema changes
 	// rowLocks are the stripes that serialise this instance's conditional
@@ -100,7 +106,33 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	session, err := cqlconn.NewSession(cqlconn.Config{
+	conn := connConfig(opts)
+	conn.Protocol = new(cqlconn.Protocol)
+	session, err := cqlconn.NewSession(conn)
+	if err != nil {
+		return nil, fmt.Errorf("cqlstore: %w", err)
+	}
+	e := &Engine{opts: opts, session: session, log: opts.Logger, meta: quote(opts.MetaKeyspace), stop: make(chan struct{})}
+	if err := e.open(ctx); err != nil {
+		session.Close()
+		return nil, err
+	}
+	// open has had answers: the protocol is the negotiated one.
+	e.protocol = conn.Protocol.Version()
+	if e.protocol < 5 {
+		conn.NumConns = 1
+		e.bound = newKeyspaceSessions(conn, maxKeyspaceSessions)
+	}
+	if opts.RefreshInterval > 0 {
+		e.wg.Add(1)
+		go e.refreshLoop()
+	}
+	return e, nil
+}
+
+// connConfig is how the engine connects with opts, defaults set.
+func connConfig(opts Options) cqlconn.Config {
+	return cqlconn.Config{
 		Hosts:       opts.Hosts,
 		Consistency: opts.Consistency,
 		Timeout:     opts.Timeout,
@@ -110,20 +142,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		TLS:         opts.TLS,
 		LocalDC:     opts.LocalDC,
 		TokenAware:  true,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("cqlstore: %w", err)
 	}
-	e := &Engine{opts: opts, session: session, log: opts.Logger, meta: quote(opts.MetaKeyspace), stop: make(chan struct{})}
-	if err := e.open(ctx); err != nil {
-		session.Close()
-		return nil, err
-	}
-	if opts.RefreshInterval > 0 {
-		e.wg.Add(1)
-		go e.refreshLoop()
-	}
-	return e, nil
 }
 
 func (e *Engine) open(ctx context.Context) error {
@@ -179,6 +198,9 @@ func (e *Engine) Close() error {
 	e.once.Do(func() {
 		close(e.stop)
 		e.wg.Wait()
+		if e.bound != nil {
+			e.bound.close()
+		}
 		e.session.Close()
 	})
 	return nil

@@ -21,10 +21,12 @@ var useStatement = regexp.MustCompile(`(?is)^\s*USE\s+("(?:[^"]|"")+"|[a-z][a-z0
 
 // ExecuteCQL implements store.CQLRunner: the statement goes to the
 // cluster as it is, at the level ctx carries, with keyspace (behind
-// Options.KeyspacePrefix) as the default keyspace of unqualified names
-// (the protocol carries it from version 5, Cassandra 4.0; on older
-// clusters unqualified names are refused by the cluster). values, when
-// not nil, are bound to the statement's markers as they are serialised.
+// Options.KeyspacePrefix) as the default keyspace of unqualified names:
+// named by the request from protocol version 5 (Cassandra 4.0 and
+// later), and on version 4 (Cassandra 3.x, ScyllaDB) by running on a
+// session whose connections are in the keyspace (keyspaceSessions).
+// values, when not nil, are bound to the statement's markers as they are
+// serialised.
 func (e *Engine) ExecuteCQL(ctx context.Context, keyspace, statement string, values [][]byte) (*store.CQLResult, error) {
 	if m := useStatement.FindStringSubmatch(statement); m != nil {
 		return e.use(ctx, cqlIdentifier(m[1]))
@@ -42,9 +44,24 @@ func (e *Engine) ExecuteCQL(ctx context.Context, keyspace, statement string, val
 		}
 		return out, nil
 	}
-	q := e.session.Bind(statement, bind).Consistency(e.consistency(ctx))
 	if keyspace != "" {
-		q = q.SetKeyspace(e.opts.KeyspacePrefix + keyspace)
+		keyspace = e.opts.KeyspacePrefix + keyspace
+	}
+	session, perRequest, done := e.passthroughSession(ctx, keyspace)
+	res, err := e.executeCQL(ctx, session, perRequest, statement, bind)
+	done(err)
+	if err != nil {
+		return nil, cqlError("execute a CQL statement", err)
+	}
+	return res, nil
+}
+
+// executeCQL runs a statement for ExecuteCQL on session, in keyspace
+// perRequest when it is set; its error is the driver's.
+func (e *Engine) executeCQL(ctx context.Context, session *gocql.Session, perRequest, statement string, bind func(*gocql.QueryInfo) ([]any, error)) (*store.CQLResult, error) {
+	q := session.Bind(statement, bind).Consistency(e.consistency(ctx))
+	if perRequest != "" {
+		q = q.SetKeyspace(perRequest)
 	}
 	iter := q.IterContext(ctx)
 	cols := iter.Columns()
@@ -70,7 +87,7 @@ func (e *Engine) ExecuteCQL(ctx context.Context, keyspace, statement string, val
 		}
 	}
 	if err := iter.Close(); err != nil {
-		return nil, cqlError("execute a CQL statement", err)
+		return nil, err
 	}
 	return res, nil
 }
@@ -83,7 +100,11 @@ func (e *Engine) PrepareCQL(ctx context.Context, keyspace, statement string) ([]
 	if keyspace != "" {
 		keyspace = e.opts.KeyspacePrefix + keyspace
 	}
-	meta, err := e.session.StatementMetadata(ctx, statement, keyspace)
+	session, _, done := e.passthroughSession(ctx, keyspace)
+	// The keyspace is the one of the statement's request on protocol 5,
+	// and where the driver looks up tables on any.
+	meta, err := session.StatementMetadata(ctx, statement, keyspace)
+	done(err)
 	if err != nil {
 		return nil, cqlError("prepare a CQL statement", err)
 	}
