@@ -27,14 +27,32 @@ var cqlBackendCapabilities = store.Capabilities{}
 
 // TestConformanceCQL runs the backend-neutral Thrift API suite against
 // thriftd serving from the Cassandra 5.0 cluster of
-// CASSANDRA_TARGET_HOSTS. Every test gets its own thriftd and keyspace
-// prefix (its keyspaces are dropped when it ends); the run shares one
-// metadata keyspace, dropped at the end.
+// CASSANDRA_TARGET_HOSTS, which speaks native protocol version 5.
 func TestConformanceCQL(t *testing.T) {
 	hosts := os.Getenv("CASSANDRA_TARGET_HOSTS")
 	if hosts == "" {
 		t.Skip("!!! SKIPPED: the conformance suite on the CQL backend needs CASSANDRA_TARGET_HOSTS (host:9042 of a Cassandra 5.0 node; test/cassandra/cassandra.sh start) !!!")
 	}
+	runConformanceCQL(t, hosts)
+}
+
+// TestConformanceCQLOn311 runs the suite against thriftd serving from
+// the CQL side of the Cassandra 3.11 cluster of CASSANDRA_HOSTS, which
+// speaks native protocol version 4 at most: the clusters (ScyllaDB, 3.x)
+// whose requests cannot name their keyspace.
+func TestConformanceCQLOn311(t *testing.T) {
+	hosts := os.Getenv("CASSANDRA_HOSTS")
+	if hosts == "" {
+		t.Skip("!!! SKIPPED: the conformance suite on the CQL backend over protocol v4 needs CASSANDRA_HOSTS (host:9042 of a Cassandra 3.11 node; test/cassandra/cassandra.sh start) !!!")
+	}
+	runConformanceCQL(t, hosts)
+}
+
+// runConformanceCQL runs the suite against thriftd serving from the
+// cluster of hosts. Every test gets its own thriftd and keyspace prefix
+// (its keyspaces are dropped when it ends); the run shares one metadata
+// keyspace, dropped at the end.
+func runConformanceCQL(t *testing.T, hosts string) {
 	var id [3]byte
 	if _, err := rand.Read(id[:]); err != nil {
 		t.Fatal(err)
@@ -104,7 +122,7 @@ func cqlAdminSession(t *testing.T, hosts string) *gocql.Session {
 	cluster.Consistency = gocql.One
 	s, err := cluster.CreateSession()
 	if err != nil {
-		t.Fatalf("CASSANDRA_TARGET_HOSTS=%s: %v", hosts, err)
+		t.Fatalf("connect to %s: %v", hosts, err)
 	}
 	t.Cleanup(s.Close)
 	return s
