@@ -1,10 +1,12 @@
 package badgerstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -159,8 +161,15 @@ type writer struct {
 	realNow int64  // wall clock, for Badger's own expiry
 	slab    slab
 	rp      []byte // row prefix of the row being written
-	old     record
-	oldBuf  []byte
+	stripe  uint16 // its row lock stripe, held
+	// above: the row's cells whose timestamps are above it win without a
+	// read, if each name is written once in the row mutation (unique);
+	// both are set when the row mutation starts (timestamps.go).
+	above  int64
+	unique bool
+	order  []int // scratch of repeatedNames
+	old    record
+	oldBuf []byte
 	// shadows caches the deletions of the row being written, for counter
 	// updates, which must not add to a deleted value.
 	shadows *rowShadows
@@ -174,6 +183,9 @@ func (w *writer) row(m *store.RowMutation) error {
 	t := m.Table
 	rp, cut := w.e.rowPrefix(w.rp[:0], t, m.Key)
 	w.rp = rp
+	w.stripe = w.e.rowLocks.stripe(rp)
+	w.above = max(w.e.blindFloor(), w.e.rowLocks.stripes[w.stripe].maxTimestamp)
+	w.unique = !t.Counter && !w.repeatedNames(m.Ops)
 	w.shadows = nil
 	if cut {
 		key := m.Key
@@ -297,9 +309,24 @@ func (w *writer) putCell(rp []byte, t *store.Table, super, name []byte, rec *rec
 		rec.ttl = uint32(ttl)
 		rec.expiresAt = w.now + uint32(ttl)
 	}
-	found, err := w.get(key)
-	if err != nil {
-		return fmt.Errorf("read cell: %w", err)
+	indexed := super == nil && t.HasIndexes() && t.IndexedColumn(name)
+	// A cell above every timestamp its key ever had wins without a read
+	// (timestamps.go), unless the old record is needed anyway.
+	blind := w.unique && !indexed && rec.flags&(flagRawName|flagRawSuper) == 0 && rec.timestamp > w.above
+	if err := w.e.noteTimestamp(w.stripe, rec.timestamp); err != nil {
+		return err
+	}
+	found := false
+	if blind {
+		// A later write of the name in this transaction must reconcile
+		// with this one, not with the prefetched stored cell.
+		w.pre.take(key)
+		w.e.unreadWrites.Add(1)
+	} else {
+		var err error
+		if found, err = w.get(key); err != nil {
+			return fmt.Errorf("read cell: %w", err)
+		}
 	}
 	if found {
 		if !wins(rec, &w.old, w.now) {
@@ -319,7 +346,7 @@ func (w *writer) putCell(rp []byte, t *store.Table, super, name []byte, rec *rec
 	if dead := localDeletionTime(rec); dead != ^uint32(0) {
 		entry.ExpiresAt = w.badgerExpiry(dead, t.GCGrace())
 	}
-	if super == nil && t.HasIndexes() && t.IndexedColumn(name) {
+	if indexed {
 		var old *record
 		if found {
 			old = &w.old
@@ -329,6 +356,43 @@ func (w *writer) putCell(rp []byte, t *store.Table, super, name []byte, rec *rec
 		}
 	}
 	return w.txn.SetEntry(entry)
+}
+
+// repeatedNames reports whether a put or cell deletion of ops names a
+// cell that another one names too: the second must reconcile with the
+// first. Names are compared as bytes, which is equality for the
+// comparators whose writes may skip their read (those that keep names
+// byte for byte).
+func (w *writer) repeatedNames(ops []store.Op) bool {
+	w.order = w.order[:0]
+	for i := range ops {
+		if k := ops[i].Kind; k == store.OpPut || k == store.OpDeleteCell {
+			w.order = append(w.order, i)
+		}
+	}
+	cmp := func(a, b int) int {
+		if c := bytes.Compare(ops[a].Super, ops[b].Super); c != 0 {
+			return c
+		}
+		return bytes.Compare(ops[a].Name, ops[b].Name)
+	}
+	if len(w.order) <= 8 {
+		for i, a := range w.order {
+			for _, b := range w.order[i+1:] {
+				if cmp(a, b) == 0 {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	slices.SortFunc(w.order, cmp)
+	for i := 1; i < len(w.order); i++ {
+		if cmp(w.order[i-1], w.order[i]) == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // get reads the record under key into w.old (a private copy, valid until

@@ -69,6 +69,14 @@ type Engine struct {
 	schemaMu sync.Mutex // serialises schema changes
 	// rowLocks serialises the writers of each row (see rowlock.go).
 	rowLocks *rowLocks
+	// tsFloor, tsBound: the timestamps of the cells stored before the
+	// engine opened, and of every cell stored, are at most these; a
+	// write above both and its stripe's greatest needs no read
+	// (timestamps.go). tsBoundMu serialises raising the bound.
+	tsFloor, tsBound atomic.Int64
+	tsBoundMu        sync.Mutex
+	// unreadWrites counts the cell writes that skipped their read.
+	unreadWrites atomic.Int64
 
 	stop     chan struct{}
 	dropKick chan struct{}
@@ -137,6 +145,12 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	if err := e.loadCatalog(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := e.loadTimestampBound(); err != nil {
+		close(e.stop)
+		e.bg.Wait()
 		db.Close()
 		return nil, err
 	}

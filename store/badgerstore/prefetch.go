@@ -76,19 +76,23 @@ func (w *writer) prefetchCells(rp []byte, m *store.RowMutation) error {
 	if w.pending > prefetchMaxPending {
 		return nil
 	}
+	// Writes above every stored timestamp read nothing (timestamps.go).
+	t := m.Table
+	reads := func(op *store.Op) bool {
+		return (op.Kind == store.OpPut || op.Kind == store.OpDeleteCell) && (!w.unique || op.Timestamp <= w.above)
+	}
 	n := 0
 	for i := range m.Ops {
-		if k := m.Ops[i].Kind; k == store.OpPut || k == store.OpDeleteCell {
+		if reads(&m.Ops[i]) {
 			n++
 		}
 	}
 	if n < prefetchMinCells {
 		return nil
 	}
-	t := m.Table
 	for i := range m.Ops {
 		op := &m.Ops[i]
-		if op.Kind != store.OpPut && op.Kind != store.OpDeleteCell {
+		if !reads(op) {
 			continue
 		}
 		key := cellKey(&w.slab, rp, t, op.Super, op.Name)

@@ -2,6 +2,7 @@ package badgerstore
 
 import (
 	"hash/maphash"
+	"math"
 	"slices"
 	"sync"
 
@@ -34,14 +35,21 @@ type rowLocks struct {
 	stripes [rowLockStripes]paddedMutex
 }
 
-// paddedMutex keeps each stripe on its own cache line.
+// paddedMutex keeps each stripe on its own cache line, with the greatest
+// timestamp of the cells written in its rows (timestamps.go), guarded by
+// the mutex.
 type paddedMutex struct {
 	sync.Mutex
-	_ [56]byte
+	maxTimestamp int64
+	_            [48]byte
 }
 
 func newRowLocks() *rowLocks {
-	return &rowLocks{seed: maphash.MakeSeed()}
+	l := &rowLocks{seed: maphash.MakeSeed()}
+	for i := range l.stripes {
+		l.stripes[i].maxTimestamp = math.MinInt64
+	}
+	return l
 }
 
 // stripe is the stripe of the row with prefix rp (see Engine.rowPrefix).
