@@ -209,6 +209,14 @@ func (w *writer) row(m *store.RowMutation) error {
 		op := &m.Ops[i]
 		var err error
 		switch op.Kind {
+		case store.OpDeleteSuper, store.OpDeleteRow, store.OpDeleteRange:
+			// Deletions are under the bound too: a counter above it has
+			// none to look for (counterLive).
+			if err := w.e.noteTimestamp(w.stripe, op.Timestamp); err != nil {
+				return err
+			}
+		}
+		switch op.Kind {
 		case store.OpPut:
 			err = w.putCell(rp, t, op.Super, op.Name, &record{
 				timestamp: op.Timestamp,

@@ -91,6 +91,12 @@ func (w *writer) addCounter(rp []byte, t *store.Table, op *store.Op) error {
 // counterLive reports whether a stored counter cell survives the row's,
 // its super column's and the range deletions.
 func (w *writer) counterLive(rp []byte, t *store.Table, super, suffix []byte, old *record) (bool, error) {
+	// A counter written after every deletion the row's stripe has seen,
+	// and after every one stored before the engine opened, is not
+	// shadowed (timestamps.go): no header to read.
+	if old.timestamp > max(w.e.blindFloor(), w.e.rowLocks.stripes[w.stripe].maxTimestamp) {
+		return true, nil
+	}
 	sh, err := w.loadShadows(rp)
 	if err != nil {
 		return false, err

@@ -22,19 +22,24 @@ import (
 // What the engine knows, for that:
 //
 //   - each row lock stripe (rowlock.go) holds the greatest timestamp of
-//     the cells written in its rows since the engine opened, kept under
+//     the cells and deletions written in its rows since the engine opened, kept under
 //     the stripe's lock, which every writer of those rows holds: raised
 //     before the transaction that writes the cell commits, so the next
 //     writer of the row sees it;
-//   - the floor: a bound of the timestamps of every cell stored before
-//     the engine opened;
-//   - the persisted bound, a key of the store: every cell stored has a
-//     timestamp at most this, raised (in a transaction of its own,
+//   - the floor: a bound of the timestamps of every cell and deletion
+//     stored before the engine opened;
+//   - the persisted bound, a key of the store: every cell and deletion
+//     stored has a timestamp at most this, raised (in a transaction of its own,
 //     committed before the cell's) whenever a write goes above it, ahead
 //     by boundMargin so that clock-driven timestamps raise it every ten
 //     seconds, not on every write. Badger's log is written in commit
 //     order, so after a crash every cell there is still under the bound
 //     there. It opens as the next floor, and is in backups.
+//
+// The same holds for the timestamps of deletions (of rows, super columns,
+// ranges): a counter cell stored with a timestamp above them all is not
+// shadowed, and its update reads neither the row header nor the super
+// column's (counter.go).
 //
 // A put or cell deletion skips the read when its timestamp is greater than
 // the floor and its stripe's greatest, and the cell is not one of those
@@ -160,7 +165,7 @@ func (e *Engine) loadTimestampBound() error {
 	return nil
 }
 
-// findTimestampBound scans the cells of a store that has no persisted
+// findTimestampBound scans the records of a store that has no persisted
 // bound for their greatest timestamp, then, with every row lock held (no
 // write between raising its stripe and committing), sets the floor and
 // persists the bound.
@@ -193,8 +198,9 @@ func (e *Engine) findTimestampBound(ctx context.Context) error {
 	return nil
 }
 
-// greatestTimestamp is the greatest timestamp of the cells of the store
-// (math.MinInt64 for none), read in one transaction.
+// greatestTimestamp is the greatest timestamp of the cells, row headers
+// and range tombstones of the store (math.MinInt64 for none), read in one
+// transaction.
 func (e *Engine) greatestTimestamp(ctx context.Context) (int64, error) {
 	greatest := int64(math.MinInt64)
 	err := e.db.View(func(txn *badger.Txn) error {
@@ -226,12 +232,12 @@ func (e *Engine) greatestTimestamp(ctx context.Context) (int64, error) {
 			} else {
 				continue
 			}
-			if kind != kindCells {
+			if kind != kindCells && kind != kindRowHeader && kind != kindRanges {
 				continue
 			}
 			err := item.Value(func(v []byte) error {
 				if err := decodeRecord(v, &rec); err != nil {
-					return fmt.Errorf("cell %x: %w", k, err)
+					return fmt.Errorf("record %x: %w", k, err)
 				}
 				greatest = max(greatest, rec.timestamp)
 				return nil
