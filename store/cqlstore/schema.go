@@ -36,16 +36,18 @@ type columnDoc struct {
 
 func (e *Engine) createMeta(ctx context.Context) error {
 	var n int
-	if err := e.session.Query("SELECT COUNT(*) FROM system_schema.tables WHERE keyspace_name = ? AND table_name IN ('keyspaces', 'families')", e.opts.MetaKeyspace).ScanContext(ctx, &n); err != nil {
+	if err := e.session.Query("SELECT COUNT(*) FROM system_schema.tables WHERE keyspace_name = ? AND table_name IN ('keyspaces', 'families', 'schema_lock')", e.opts.MetaKeyspace).ScanContext(ctx, &n); err != nil {
 		return wrapErr("read the schema", err)
 	}
-	if n == 2 {
+	if n == 3 {
 		return nil
 	}
 	stmts := []string{
 		"CREATE KEYSPACE IF NOT EXISTS " + e.meta + " WITH replication = " + e.opts.MetaReplication,
 		"CREATE TABLE IF NOT EXISTS " + e.meta + ".keyspaces (keyspace_name text PRIMARY KEY, def text)",
 		"CREATE TABLE IF NOT EXISTS " + e.meta + ".families (keyspace_name text, family_name text, def text, shape text, PRIMARY KEY (keyspace_name, family_name))",
+		// The lease of schema changes (schemalock.go).
+		"CREATE TABLE IF NOT EXISTS " + e.meta + ".schema_lock (name text PRIMARY KEY, owner text)",
 	}
 	for _, s := range stmts {
 		if err := e.ddl(ctx, s); err != nil {
@@ -163,11 +165,11 @@ func plan(cqlKS string, def *store.TableDef) (*supercol.Mapping, error) {
 
 // CreateKeyspace implements store.Engine.
 func (e *Engine) CreateKeyspace(ctx context.Context, ks store.KeyspaceDef, tables []store.TableDef) error {
-	e.schemaMu.Lock()
-	defer e.schemaMu.Unlock()
-	if err := e.Refresh(ctx); err != nil {
+	unlock, err := e.lockSchema(ctx)
+	if err != nil {
 		return err
 	}
+	defer unlock()
 	if _, ok := e.Catalog().KeyspaceFold(ks.Name); ok {
 		return fmt.Errorf("keyspace %s: %w", ks.Name, store.ErrExists)
 	}
@@ -225,8 +227,11 @@ func cqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") 
 
 // UpdateKeyspace implements store.Engine.
 func (e *Engine) UpdateKeyspace(ctx context.Context, ks store.KeyspaceDef) error {
-	e.schemaMu.Lock()
-	defer e.schemaMu.Unlock()
+	unlock, err := e.lockSchema(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if _, ok := e.Catalog().Keyspace(ks.Name); !ok {
 		return fmt.Errorf("keyspace %s: %w", ks.Name, store.ErrNoKeyspace)
 	}
@@ -242,8 +247,11 @@ func (e *Engine) UpdateKeyspace(ctx context.Context, ks store.KeyspaceDef) error
 
 // DropKeyspace implements store.Engine.
 func (e *Engine) DropKeyspace(ctx context.Context, name string) error {
-	e.schemaMu.Lock()
-	defer e.schemaMu.Unlock()
+	unlock, err := e.lockSchema(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if _, ok := e.Catalog().Keyspace(name); !ok {
 		return fmt.Errorf("keyspace %s: %w", name, store.ErrNoKeyspace)
 	}
@@ -262,11 +270,11 @@ func (e *Engine) DropKeyspace(ctx context.Context, name string) error {
 
 // CreateTable implements store.Engine.
 func (e *Engine) CreateTable(ctx context.Context, def store.TableDef) error {
-	e.schemaMu.Lock()
-	defer e.schemaMu.Unlock()
-	if err := e.Refresh(ctx); err != nil {
+	unlock, err := e.lockSchema(ctx)
+	if err != nil {
 		return err
 	}
+	defer unlock()
 	if err := e.createTable(ctx, def); err != nil {
 		return err
 	}
@@ -330,11 +338,11 @@ func (e *Engine) putTable(ctx context.Context, cks string, def *store.TableDef, 
 // the same primary key (names, types, order) and a value column the old
 // one can hold; only the stored definition changes.
 func (e *Engine) UpdateTable(ctx context.Context, def store.TableDef) error {
-	e.schemaMu.Lock()
-	defer e.schemaMu.Unlock()
-	if err := e.Refresh(ctx); err != nil {
+	unlock, err := e.lockSchema(ctx)
+	if err != nil {
 		return err
 	}
+	defer unlock()
 	old, ok := e.Catalog().Table(def.Keyspace, def.Name)
 	if !ok {
 		return fmt.Errorf("table %s.%s: %w", def.Keyspace, def.Name, store.ErrNoTable)
@@ -420,8 +428,11 @@ func componentsOf(t marshal.Type) []marshal.Type {
 
 // DropTable implements store.Engine.
 func (e *Engine) DropTable(ctx context.Context, keyspace, name string) error {
-	e.schemaMu.Lock()
-	defer e.schemaMu.Unlock()
+	unlock, err := e.lockSchema(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	t, ok := e.Catalog().Table(keyspace, name)
 	if !ok {
 		return fmt.Errorf("table %s.%s: %w", keyspace, name, store.ErrNoTable)
