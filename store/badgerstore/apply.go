@@ -281,6 +281,9 @@ func (w *writer) updateRowHeader(rp []byte, change func(h *record) bool) error {
 	if !change(&h) {
 		return nil
 	}
+	if err := w.noteHeader(rp); err != nil {
+		return err
+	}
 	return w.txn.Set(hk, appendRecord(w.slab.scratch(recordSize(&h)), &h))
 }
 

@@ -77,6 +77,8 @@ type Engine struct {
 	tsBoundMu        sync.Mutex
 	// unreadWrites counts the cell writes that skipped their read.
 	unreadWrites atomic.Int64
+	// headers are the rows that may have a header (headers.go).
+	headers headerFilter
 
 	stop     chan struct{}
 	dropKick chan struct{}
@@ -148,7 +150,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		db.Close()
 		return nil, err
 	}
-	if err := e.loadTimestampBound(); err != nil {
+	if err := e.loadFilters(); err != nil {
 		close(e.stop)
 		e.bg.Wait()
 		db.Close()
@@ -248,6 +250,45 @@ func (e *Engine) Close() error {
 // nowSeconds is the engine clock in Unix seconds.
 func (e *Engine) nowSeconds() uint32 {
 	return uint32(e.now().Unix())
+}
+
+// loadFilters loads, at open, what lets writes and reads skip a read:
+// the timestamp bound (timestamps.go) and the header filter (headers.go).
+func (e *Engine) loadFilters() error {
+	empty := true
+	err := e.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{nsData}})
+		defer it.Close()
+		it.Rewind()
+		empty = !it.Valid()
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("open: %w", err)
+	}
+	if err := e.loadTimestampBound(empty); err != nil {
+		return err
+	}
+	return e.loadHeaderFilter(empty)
+}
+
+// background runs fn once on a background goroutine; fn's context ends
+// when the engine closes.
+func (e *Engine) background(fn func(ctx context.Context)) {
+	e.bg.Add(1)
+	go func() {
+		defer e.bg.Done()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			select {
+			case <-e.stop:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		fn(ctx)
+	}()
 }
 
 // every runs fn every period on a background goroutine until the engine

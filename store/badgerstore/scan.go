@@ -34,7 +34,7 @@ func (e *Engine) Scan(ctx context.Context, t *store.Table, q *store.ScanQuery, o
 	it := txn.NewIterator(badger.IteratorOptions{Prefix: tp})
 	defer it.Close()
 
-	r := &reader{txn: txn, t: t, now: e.nowSeconds(), fwd: it}
+	r := &reader{txn: txn, t: t, now: e.nowSeconds(), fwd: it, headers: &e.headers}
 	var keyBuf []byte
 	for it.Seek(start); it.Valid(); {
 		k := it.Item().Key()

@@ -30,10 +30,13 @@ type reader struct {
 	// fwd, when set, is an iterator forward cursors reuse instead of
 	// opening their own (a scan's).
 	fwd *badger.Iterator
+	// headers, when set, tells the rows that have no header (headers.go);
+	// nil: every row is looked up.
+	headers *headerFilter
 }
 
 func (e *Engine) newReader(txn *badger.Txn, t *store.Table, key []byte) (*reader, error) {
-	r := &reader{txn: txn, t: t, now: e.nowSeconds()}
+	r := &reader{txn: txn, t: t, now: e.nowSeconds(), headers: &e.headers}
 	r.rp, _ = e.rowPrefix(nil, t, key)
 	return r, r.loadRow()
 }
@@ -41,6 +44,9 @@ func (e *Engine) newReader(txn *badger.Txn, t *store.Table, key []byte) (*reader
 // loadRow reads the row's deletions: its header and range tombstones.
 func (r *reader) loadRow() error {
 	r.rowDel, r.ranges = noDeletion, nil
+	if !r.headers.mayHave(r.rp) {
+		return nil // headers.go
+	}
 	h, found, err := readHeader(r.txn, append(r.scratch(r.rp), kindRowHeader))
 	if err != nil || !found {
 		return err

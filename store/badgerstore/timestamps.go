@@ -108,29 +108,25 @@ func (e *Engine) storeBound(bound int64) error {
 // bound; for an empty store, the minimum; for a store written before the
 // bound existed, the maximum until a background scan has found its
 // greatest timestamp.
-func (e *Engine) loadTimestampBound() error {
+func (e *Engine) loadTimestampBound(empty bool) error {
 	var bound int64
-	found, empty := false, false
+	found := false
 	err := e.db.View(func(txn *badger.Txn) error {
 		item, err := txn.Get(timestampBoundKey)
-		switch {
-		case err == nil:
-			found = true
-			return item.Value(func(v []byte) error {
-				if len(v) != 8 {
-					return fmt.Errorf("timestamp bound of %d bytes", len(v))
-				}
-				bound = int64(binary.BigEndian.Uint64(v))
-				return nil
-			})
-		case !errors.Is(err, badger.ErrKeyNotFound):
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return nil
+		}
+		if err != nil {
 			return err
 		}
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{nsData}})
-		defer it.Close()
-		it.Rewind()
-		empty = !it.Valid()
-		return nil
+		found = true
+		return item.Value(func(v []byte) error {
+			if len(v) != 8 {
+				return fmt.Errorf("timestamp bound of %d bytes", len(v))
+			}
+			bound = int64(binary.BigEndian.Uint64(v))
+			return nil
+		})
 	})
 	if err != nil {
 		return fmt.Errorf("read the timestamp bound: %w", err)
@@ -145,22 +141,11 @@ func (e *Engine) loadTimestampBound() error {
 	default:
 		e.tsFloor.Store(math.MaxInt64)
 		e.tsBound.Store(math.MaxInt64)
-		e.bg.Add(1)
-		go func() {
-			defer e.bg.Done()
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			go func() {
-				select {
-				case <-e.stop:
-					cancel()
-				case <-ctx.Done():
-				}
-			}()
+		e.background(func(ctx context.Context) {
 			if err := e.findTimestampBound(ctx); err != nil && ctx.Err() == nil {
 				e.log.Warn("every write reads the cell it overwrites until the store's greatest timestamp is known", "err", err)
 			}
-		}()
+		})
 	}
 	return nil
 }
