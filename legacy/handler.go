@@ -43,6 +43,9 @@ type Handler struct {
 	log    *slog.Logger
 	// cql holds the statements prepared through prepare_cql3_query.
 	cql preparedStatements
+	// freeOps keeps the operation arrays of batch_mutate for reuse
+	// (write.go).
+	freeOps chan []store.Op
 }
 
 var _ cassandra.Cassandra = (*Handler)(nil)
@@ -64,7 +67,7 @@ func NewHandler(engine store.Engine, cfg HandlerConfig, logger *slog.Logger) *Ha
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Handler{engine: engine, cfg: cfg, log: logger}
+	return &Handler{engine: engine, cfg: cfg, log: logger, freeOps: make(chan []store.Op, freeOpArrays)}
 }
 
 // timestampMicros is a server-side timestamp in microseconds, as Cassandra

@@ -141,7 +141,7 @@ func (h *Handler) batchMutate(ctx context.Context, op string, mutations map[stri
 	// The operations of every row share one array, sized beforehand: a
 	// batch of many cells is one allocation, not a slice grown by
 	// copying for each row.
-	all := make([]store.Op, 0, countMutationOps(mutations))
+	all := h.takeOps(countMutationOps(mutations))
 	for _, key := range sortedKeys(mutations) {
 		byTable := mutations[key]
 		for _, cf := range sortedKeys(byTable) {
@@ -188,7 +188,46 @@ func (h *Handler) batchMutate(ctx context.Context, op string, mutations map[stri
 	if len(b.Rows) == 0 {
 		return nil
 	}
-	return h.apply(ctx, op, b)
+	if err := h.apply(ctx, op, b); err != nil {
+		return err
+	}
+	// The engine is done with the operations (an engine that gave up on a
+	// call may still hold them: those are not reused).
+	h.keepOps(all)
+	return nil
+}
+
+// Operation arrays of batch_mutate are kept for reuse in a free list, not
+// a sync.Pool, which the collector empties every few milliseconds under a
+// write load: freeOpArrays of them, of at most keptOpArray operations.
+const (
+	freeOpArrays = 64
+	keptOpArray  = 256
+)
+
+// takeOps returns an empty array of room for n operations.
+func (h *Handler) takeOps(n int) []store.Op {
+	select {
+	case ops := <-h.freeOps:
+		if cap(ops) >= n {
+			return ops
+		}
+	default:
+	}
+	return make([]store.Op, 0, n)
+}
+
+// keepOps keeps an array of operations for another call, cleared, so
+// that it holds on to no request's bytes.
+func (h *Handler) keepOps(ops []store.Op) {
+	if cap(ops) > keptOpArray {
+		return
+	}
+	clear(ops)
+	select {
+	case h.freeOps <- ops[:0]:
+	default:
+	}
 }
 
 // countMutationOps returns how many engine operations the mutations of a

@@ -132,10 +132,22 @@ func (e *Engine) applyOnce(rows []store.RowMutation) error {
 	return txn.Commit()
 }
 
-// newWriter returns a writer for txn, with a pooled slab.
+// Writers are kept for reuse in a free list, not a sync.Pool: the
+// collector empties a sync.Pool, and under a write load it runs every few
+// milliseconds, so every transaction grew a new slab (a tenth of the
+// bytes allocated under super column batches). freeWriters bounds the
+// list, keptSlab the slab a kept writer holds.
+const (
+	freeWriters = 64
+	keptSlab    = 64 << 10
+)
+
+// newWriter returns a writer for txn, with a reused slab.
 func (e *Engine) newWriter(txn *badger.Txn) *writer {
-	w, _ := e.writers.Get().(*writer)
-	if w == nil {
+	var w *writer
+	select {
+	case w = <-e.writers:
+	default:
 		w = &writer{e: e}
 	}
 	w.txn, w.now, w.realNow = txn, e.nowSeconds(), time.Now().Unix()
@@ -149,8 +161,14 @@ func (e *Engine) releaseWriter(w *writer) {
 	w.pre.reset()
 	w.pending = 0
 	w.slab.reset()
+	if cap(w.slab.chunk) > keptSlab {
+		w.slab.chunk = nil
+	}
 	w.old = record{}
-	e.writers.Put(w)
+	select {
+	case e.writers <- w:
+	default:
+	}
 }
 
 // writer applies row mutations inside one transaction.

@@ -65,7 +65,7 @@ type Engine struct {
 	catalog atomic.Pointer[store.Catalog]
 	// writers pools the write-path scratch state (writer and its slab)
 	// across transactions.
-	writers  sync.Pool
+	writers  chan *writer
 	schemaMu sync.Mutex // serialises schema changes
 	// rowLocks serialises the writers of each row (see rowlock.go).
 	rowLocks *rowLocks
@@ -133,6 +133,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		log:      opts.Logger,
 		now:      opts.Now,
 		rowLocks: newRowLocks(),
+		writers:  make(chan *writer, freeWriters),
 		stop:     make(chan struct{}),
 		dropKick: make(chan struct{}, 1),
 	}
