@@ -22,19 +22,19 @@ import (
 // What the engine knows, for that:
 //
 //   - each row lock stripe (rowlock.go) holds the greatest timestamp of
-//     the cells and deletions written in its rows since the engine opened, kept under
-//     the stripe's lock, which every writer of those rows holds: raised
-//     before the transaction that writes the cell commits, so the next
-//     writer of the row sees it;
+//     the cells and deletions written in its rows since the engine
+//     opened, kept under the stripe's lock, which every writer of those
+//     rows holds: raised before the transaction that writes the cell
+//     commits, so the next writer of the row sees it;
 //   - the floor: a bound of the timestamps of every cell and deletion
 //     stored before the engine opened;
 //   - the persisted bound, a key of the store: every cell and deletion
-//     stored has a timestamp at most this, raised (in a transaction of its own,
-//     committed before the cell's) whenever a write goes above it, ahead
-//     by boundMargin so that clock-driven timestamps raise it every ten
-//     seconds, not on every write. Badger's log is written in commit
-//     order, so after a crash every cell there is still under the bound
-//     there. It opens as the next floor, and is in backups.
+//     stored has a timestamp at most this, raised (in a transaction of
+//     its own, committed before the cell's) whenever a write goes above
+//     it, ahead by boundMargin so that clock-driven timestamps raise it
+//     every ten seconds, not on every write. Badger's log is written in
+//     commit order, so after a crash every cell there is still under the
+//     bound there. It opens as the next floor, and is in backups.
 //
 // The same holds for the timestamps of deletions (of rows, super columns,
 // ranges): a counter cell stored with a timestamp above them all is not
@@ -42,11 +42,13 @@ import (
 // column's (counter.go).
 //
 // A put or cell deletion skips the read when its timestamp is greater than
-// the floor and its stripe's greatest, and the cell is not one of those
-// that need the old record anyway: an indexed column (the old index entry
-// goes), a name the comparator does not keep byte for byte or a cut key
-// (names that compare equal share the first name's bytes), a counter
-// family. A store written before the bound existed opens with the floor
+// the floor and its stripe's greatest as they were when its row mutation
+// began, and the cell is not one of those that need the old record
+// anyway: an indexed column (the old index entry goes), a name the
+// comparator does not keep byte for byte or a cut key (names that compare
+// equal share the first name's bytes), a counter family, a name written
+// more than once in the row mutation (the second write reconciles with
+// the first). A store written before the bound existed opens with the floor
 // at the maximum (every write reads) and finds its greatest timestamp by
 // one scan in the background.
 
