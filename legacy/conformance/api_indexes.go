@@ -193,8 +193,8 @@ func runIndexTests(t *testing.T, target Target) {
 		a.insert("u02", p, col(b("state"), b("CA"), 5))                   // an older update loses
 		a.remove("u03", colPath("Users", b("state")), 20)                 // column deleted
 		a.remove("u04", &cassandra.ColumnPath{ColumnFamily: "Users"}, 20) // row deleted
-		a.insert("u05", p, colTTL(b("state"), b("TX"), 20, 1))            // expires
-		a.insert("u06", p, colTTL(b("state"), b("CA"), 20, 1))            // expires, the TX value stays shadowed
+		a.insert("u05", p, colTTL(b("state"), b("TX"), 20, shortTTL))     // expires
+		a.insert("u06", p, colTTL(b("state"), b("CA"), 20, shortTTL))     // expires, the TX value stays shadowed
 		a.insert("u07", p, colTTL(b("state"), b("TX"), 20, 3600))         // lives
 		a.remove("u08", colPath("Users", b("state")), 9)                  // an older deletion loses
 		a.batch(mutationMap("Users", map[string][]*cassandra.Mutation{"u09": {deletion(ts(20), nil, byNames(b("state")))}}))

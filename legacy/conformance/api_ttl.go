@@ -7,8 +7,14 @@ import (
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
-// expiryWait bounds how long a test waits for a 1-second TTL to pass.
-const expiryWait = 3 * time.Second
+// Expiry is counted in whole seconds from the second of the write (on
+// Cassandra as on thriftd), so a column written with a TTL of 1 late in a
+// second may be gone a millisecond later: columns read back before they
+// expire get shortTTL, which leaves them at least a second.
+const shortTTL = 2
+
+// expiryWait bounds how long a test waits for a shortTTL to pass.
+const expiryWait = 5 * time.Second
 
 // eventually polls cond until it holds or expiryWait has passed, and
 // reports whether it held.
@@ -29,7 +35,7 @@ func runTTLTests(t *testing.T, target Target) {
 	t.Run("InsertExpires", func(t *testing.T) {
 		t.Parallel()
 		bothFamilies(t, target, func(t *testing.T, a *apiEnv, f family) {
-			a.insert("key1", f.parent(), colTTL(b("short"), b("v"), 1, 1))
+			a.insert("key1", f.parent(), colTTL(b("short"), b("v"), 1, shortTTL))
 			a.insert("key1", f.parent(), colTTL(b("long"), b("v"), 1, 3600))
 			a.insert("key1", f.parent(), col(b("forever"), b("v"), 1))
 			got := a.mustGet("key1", f.path(b("long")))
@@ -37,15 +43,15 @@ func runTTLTests(t *testing.T, target Target) {
 				t.Errorf("get of a TTL'd column = %s, want the original TTL 3600", describeCosc(got))
 			}
 			got = a.mustGet("key1", f.path(b("short")))
-			if got.Column == nil || !a.TTLIs(got.Column.TTL, 1) {
-				t.Errorf("get of a TTL'd column = %s, want TTL 1", describeCosc(got))
+			if got.Column == nil || !a.TTLIs(got.Column.TTL, shortTTL) {
+				t.Errorf("get of a TTL'd column = %s, want TTL %d", describeCosc(got), shortTTL)
 			}
 			gone := eventually(func() bool {
 				_, found := a.get("key1", f.path(b("short")))
 				return !found
 			})
 			if !gone {
-				t.Fatalf("a column with TTL 1 is still there after %v", expiryWait)
+				t.Fatalf("a column with TTL %d is still there after %v", shortTTL, expiryWait)
 			}
 			equalStrings(t, "slice after expiry", names(a.slice("key1", f.parent(), everything())), []string{"forever", "long"})
 			if n := a.count("key1", f.parent(), everything()); n != 2 {
@@ -57,17 +63,21 @@ func runTTLTests(t *testing.T, target Target) {
 		t.Parallel()
 		a := newKeyspaceEnv(t, target, Options{}, "Keyspace1", standardCF("Standard1"), superCF("Super1"))
 		a.batch(map[string]map[string][]*cassandra.Mutation{"key1": {
-			"Standard1": {insertMutation(colTTL(b("cttl4"), b("value1"), 0, 1))},
-			"Super1":    {superMutation(b("sc"), colTTL(b("cttl4"), b("value1"), 0, 1))},
+			"Standard1": {insertMutation(colTTL(b("cttl4"), b("value1"), 0, shortTTL))},
+			"Super1":    {superMutation(b("sc"), colTTL(b("cttl4"), b("value1"), 0, shortTTL))},
 		}})
 		c := a.mustGet("key1", colPath("Standard1", b("cttl4")))
-		equalCells(t, "batch TTL column", []cell{cellOf(c.Column)}, []cell{{"cttl4", "value1", 0, 1}})
+		got := cellOf(c.Column)
+		equalCells(t, "batch TTL column", []cell{{got.Name, got.Value, got.TS, 0}}, []cell{{"cttl4", "value1", 0, 0}})
+		if !a.TTLIs(c.Column.TTL, shortTTL) {
+			t.Errorf("batch TTL column = %s, want TTL %d", describeCosc(c), shortTTL)
+		}
 		gone := eventually(func() bool {
 			return len(a.slice("key1", parent("Standard1"), everything())) == 0 &&
 				len(a.slice("key1", parent("Super1"), everything())) == 0
 		})
 		if !gone {
-			t.Errorf("columns written by batch_mutate with TTL 1 are still there after %v", expiryWait)
+			t.Errorf("columns written by batch_mutate with TTL %d are still there after %v", shortTTL, expiryWait)
 		}
 	})
 	t.Run("OverwriteWithoutTTL", func(t *testing.T) {
@@ -93,7 +103,7 @@ func runTTLTests(t *testing.T, target Target) {
 	t.Run("DefaultTimeToLive", func(t *testing.T) {
 		t.Parallel()
 		a := newKeyspaceEnv(t, target, Options{}, "Keyspace1",
-			standardCF("Expiring", defaultTTL(1)), superCF("SuperExpiring", defaultTTL(1)), standardCF("Long", defaultTTL(3600)))
+			standardCF("Expiring", defaultTTL(shortTTL)), superCF("SuperExpiring", defaultTTL(shortTTL)), standardCF("Long", defaultTTL(3600)))
 		a.insert("key1", parent("Long"), col(b("c"), b("v"), 0))
 		if c := a.mustGet("key1", colPath("Long", b("c"))); !a.TTLIs(c.Column.TTL, 3600) {
 			t.Errorf("a column of a family with default_time_to_live 3600 reads back as %s", describeCosc(c))
@@ -111,7 +121,7 @@ func runTTLTests(t *testing.T, target Target) {
 			return !f1 && !f2
 		})
 		if !gone {
-			t.Errorf("columns of families with default_time_to_live 1 are still there after %v", expiryWait)
+			t.Errorf("columns of families with default_time_to_live %d are still there after %v", shortTTL, expiryWait)
 		}
 	})
 	t.Run("Limits", func(t *testing.T) {
