@@ -10,6 +10,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/thriftbridge/thriftbridge/auth"
+	"github.com/thriftbridge/thriftbridge/internal/cqlconn"
 )
 
 // Table is the table of the metadata keyspace that holds the users.
@@ -126,7 +127,7 @@ func (s *Store) Update(ctx context.Context, change func(*auth.Users) (bool, erro
 			q = s.session.Query("INSERT INTO "+s.table+" (id, doc, version) VALUES (0, ?, 1) IF NOT EXISTS", string(doc))
 		}
 		applied, err := q.MapScanCASContext(ctx, map[string]any{})
-		if err != nil && casOutcomeUnknown(err) {
+		if err != nil && cqlconn.CASOutcomeUnknown(err) {
 			// Paxos contention or a slow replica: the write may or may not
 			// have been made; the row says which.
 			applied, err = s.holds(ctx, string(doc), version+1)
@@ -139,15 +140,6 @@ func (s *Store) Update(ctx context.Context, change func(*auth.Users) (bool, erro
 		}
 	}
 	return fmt.Errorf("write users %s: %w", s.where, ErrContended)
-}
-
-// casOutcomeUnknown reports the error of a lightweight transaction whose
-// outcome is unknown: a CAS write timeout, or Cassandra 5's CAS write
-// unknown result.
-func casOutcomeUnknown(err error) bool {
-	var timeout *gocql.RequestErrWriteTimeout
-	var unknown *gocql.RequestErrCASWriteUnknown
-	return errors.As(err, &unknown) || (errors.As(err, &timeout) && timeout.WriteType == "CAS")
 }
 
 // holds reports whether the row is doc at version, read serially so that

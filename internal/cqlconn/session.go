@@ -208,3 +208,12 @@ func (g gocqlLogger) log(msg string, fields []gocql.LogField) {
 	}
 	g.l.Debug(strings.TrimSpace(msg), attrs...)
 }
+
+// CASOutcomeUnknown reports the error of a lightweight transaction whose
+// outcome is unknown: a CAS write timeout, or Cassandra 5's CAS write
+// unknown result. A serial read of the row tells what happened.
+func CASOutcomeUnknown(err error) bool {
+	var timeout *gocql.RequestErrWriteTimeout
+	var unknown *gocql.RequestErrCASWriteUnknown
+	return errors.As(err, &unknown) || (errors.As(err, &timeout) && timeout.WriteType == "CAS")
+}

@@ -295,18 +295,7 @@ func (e *Engine) background(fn func(ctx context.Context)) {
 // every runs fn every period on a background goroutine until the engine
 // closes; fn's context ends when the engine closes.
 func (e *Engine) every(period time.Duration, fn func(ctx context.Context)) {
-	e.bg.Add(1)
-	go func() {
-		defer e.bg.Done()
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		go func() {
-			select {
-			case <-e.stop:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
+	e.background(func(ctx context.Context) {
 		t := time.NewTicker(period)
 		defer t.Stop()
 		for {
@@ -317,7 +306,7 @@ func (e *Engine) every(period time.Duration, fn func(ctx context.Context)) {
 				fn(ctx)
 			}
 		}
-	}()
+	})
 }
 
 func (e *Engine) periodicSync(context.Context) {

@@ -10,6 +10,7 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
+	"github.com/thriftbridge/thriftbridge/internal/cqlconn"
 	"github.com/thriftbridge/thriftbridge/store"
 )
 
@@ -64,7 +65,7 @@ func (e *Engine) takeSchemaLease(ctx context.Context) (release func(), err error
 		held := map[string]any{}
 		applied, err := e.session.Query("INSERT INTO "+e.meta+".schema_lock (name, owner) VALUES ('schema', ?) IF NOT EXISTS USING TTL ?",
 			owner, int(schemaLeaseTTL/time.Second)).SerialConsistency(gocql.Serial).MapScanCASContext(ctx, held)
-		if err != nil && casOutcomeUnknown(err) {
+		if err != nil && cqlconn.CASOutcomeUnknown(err) {
 			applied, err = e.ownsSchemaLease(ctx, owner)
 		}
 		if err != nil {
@@ -106,13 +107,4 @@ func (e *Engine) dropSchemaLease(ctx context.Context, owner string) {
 	if err != nil {
 		e.log.Warn("cqlstore: the schema lease stays until its TTL ends", "ttl", schemaLeaseTTL, "err", err)
 	}
-}
-
-// casOutcomeUnknown reports the error of a lightweight transaction whose
-// outcome is unknown: a CAS write timeout, or Cassandra 5's CAS write
-// unknown result.
-func casOutcomeUnknown(err error) bool {
-	var timeout *gocql.RequestErrWriteTimeout
-	var unknown *gocql.RequestErrCASWriteUnknown
-	return errors.As(err, &unknown) || (errors.As(err, &timeout) && timeout.WriteType == "CAS")
 }
