@@ -43,7 +43,7 @@ func dial(ctx context.Context, addr, keyspace string, timeout time.Duration) (*c
 	if err := tr.Open(); err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", addr, err)
 	}
-	pf := thrift.NewTBinaryProtocolFactoryConf(conf)
+	pf := chunkedProtocolFactory{cfg: conf}
 	c := &client{
 		tr:              tr,
 		CassandraClient: cassandra.NewCassandraClient(thrift.NewTStandardClient(pf.GetProtocol(tr), pf.GetProtocol(tr))),

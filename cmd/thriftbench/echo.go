@@ -152,7 +152,9 @@ func startEchoServer(addr string, valueSize int, log *slog.Logger) (*echoServer,
 	srv := thrift.NewTSimpleServer4(cassandra.NewCassandraProcessor(newEchoHandler(valueSize)), socket,
 		// Buffered under the framing, as the client: one write per reply.
 		thrift.NewTFramedTransportFactoryConf(thrift.NewTBufferedTransportFactory(ioBuffer), conf),
-		thrift.NewTBinaryProtocolFactoryConf(conf))
+		// Binary fields read without a buffer each, as thriftd reads
+		// them: the ceiling does not pay what thriftd does not.
+		chunkedProtocolFactory{cfg: conf})
 	srv.SetLogger(func(msg string) { log.Debug("thrift server", "msg", msg) })
 	go func() {
 		if err := srv.Serve(); err != nil {
