@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
@@ -38,10 +37,48 @@ func rowStatements(m *store.RowMutation) ([]stmt, error) {
 	return out, nil
 }
 
+// putStatement is the INSERT of one cell (no condition, no counter): the
+// table's text, the values of the call in one slice.
+func putStatement(ti *tableInfo, key []byte, op *store.Op, withTS bool) (stmt, error) {
+	switch {
+	case ti.superType != nil && len(op.Super) == 0:
+		return stmt{}, errors.New("a Super family cell needs a super column name")
+	case ti.superType == nil && len(op.Super) > 0:
+		return stmt{}, errors.New("a Standard family cell has no super column name")
+	case len(op.Name) == 0:
+		return stmt{}, errors.New("empty column name")
+	}
+	args := make([]any, 0, ti.insertArgs)
+	args, err := appendParts(args, ti.keyType, key)
+	if err == nil && ti.superType != nil {
+		args, err = appendParts(args, ti.superType, op.Super)
+	}
+	if err == nil {
+		args, err = appendParts(args, ti.nameType, op.Name)
+	}
+	if err != nil {
+		return stmt{}, err
+	}
+	args = append(args, raw(op.Value))
+	ts, ttl := 0, 0
+	if withTS {
+		ts = 1
+		args = append(args, op.Timestamp)
+	}
+	if op.TTL > 0 {
+		ttl = 1
+		args = append(args, op.TTL)
+	}
+	return stmt{ti.inserts[ts][ttl], args}, nil
+}
+
 // opStatement is the statement of one operation: at the operation's own
 // timestamp when withTS is set; with cond (an IF clause) for a lightweight
 // transaction, which CQL lets run at its own timestamp only.
 func opStatement(ti *tableInfo, key []byte, op *store.Op, withTS bool, cond string) (stmt, error) {
+	if op.Kind == store.OpPut && cond == "" && !ti.counter {
+		return putStatement(ti, key, op, withTS)
+	}
 	var w where
 	if err := w.key(ti, key); err != nil {
 		return stmt{}, err
@@ -94,34 +131,13 @@ func opStatement(ti *tableInfo, key []byte, op *store.Op, withTS bool, cond stri
 		if err := cell(true); err != nil {
 			return stmt{}, err
 		}
-		if cond != "" {
-			ttl, args := "", []any{}
-			if op.TTL > 0 {
-				ttl, args = " USING TTL ?", append(args, op.TTL)
-			}
-			args = append(append(args, raw(op.Value)), w.args...)
-			return stmt{"UPDATE " + ti.qname + ttl + " SET " + ti.value + " = ?" + w.sb.String() + cond, args}, nil
-		}
-		cols := append([]string{}, ti.keyCols...)
-		for _, c := range ti.superCols {
-			cols = append(cols, c.name)
-		}
-		for _, c := range ti.nameCols {
-			cols = append(cols, c.name)
-		}
-		cols = append(cols, ti.value)
-		u, uargs := using(op.Timestamp)
-		args := append(append(w.args, raw(op.Value)), uargs...)
-		q := "INSERT INTO " + ti.qname + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ")" + u
+		// A conditional put (a plain one is putStatement's).
+		ttl, args := "", []any{}
 		if op.TTL > 0 {
-			if u != "" {
-				q += " AND TTL ?"
-			} else {
-				q += " USING TTL ?"
-			}
-			args = append(args, op.TTL)
+			ttl, args = " USING TTL ?", append(args, op.TTL)
 		}
-		return stmt{q, args}, nil
+		args = append(append(args, raw(op.Value)), w.args...)
+		return stmt{"UPDATE " + ti.qname + ttl + " SET " + ti.value + " = ?" + w.sb.String() + cond, args}, nil
 	case store.OpDeleteCell:
 		if err := cell(true); err != nil {
 			return stmt{}, err

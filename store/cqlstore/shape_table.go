@@ -146,5 +146,8 @@ func newConvertedTableInfo(cks string, t *store.Table, sh *shapeDoc) (*tableInfo
 		ct.byColumn[n.index] = i
 	}
 	info.conv = ct
+	// The cells the shape keeps in its compact part (mixed) are written
+	// as in a compact table.
+	info.makeInserts()
 	return info, nil
 }

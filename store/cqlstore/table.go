@@ -26,6 +26,10 @@ type tableInfo struct {
 	// conv is set for a family converted to a pivot or static table
 	// (shape_*.go); nil for the compact table.
 	conv *convertedTable
+	// inserts are the INSERTs of a cell, [with timestamp][with TTL]
+	// (compact tables); insertArgs bounds their values.
+	inserts    [2][2]string
+	insertArgs int
 }
 
 type clustCol struct {
@@ -72,7 +76,27 @@ func newTableInfo(cks string, t *store.Table, sh *shapeDoc) (*tableInfo, error) 
 	if len(info.keyCols) != len(componentsOf(t.KeyValidator)) || len(info.superCols) != nSuper || len(info.nameCols) != nName || info.value == "" {
 		return nil, fmt.Errorf("cqlstore: table %s: its columns do not fit the definition of %s.%s", info.qname, t.Def.Keyspace, t.Def.Name)
 	}
+	info.makeInserts()
 	return info, nil
+}
+
+// makeInserts writes the table's INSERT statements once: every write of a
+// cell has one of these four texts, only the bound values are its own.
+func (ti *tableInfo) makeInserts() {
+	cols := append([]string{}, ti.keyCols...)
+	for _, c := range ti.superCols {
+		cols = append(cols, c.name)
+	}
+	for _, c := range ti.nameCols {
+		cols = append(cols, c.name)
+	}
+	cols = append(cols, ti.value)
+	q := "INSERT INTO " + ti.qname + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ")"
+	ti.inserts = [2][2]string{
+		{q, q + " USING TTL ?"},
+		{q + " USING TIMESTAMP ?", q + " USING TIMESTAMP ? AND TTL ?"},
+	}
+	ti.insertArgs = len(cols) + 2
 }
 
 func info(t *store.Table) *tableInfo { return t.Backend.(*tableInfo) }
@@ -85,28 +109,46 @@ func split(t marshal.Type, b []byte) ([][]byte, error) {
 	if !ok {
 		return [][]byte{b}, nil
 	}
+	out := make([][]byte, 0, len(c.Components()))
+	err := eachPart(c, b, func(part []byte) { out = append(out, part) })
+	return out, err
+}
+
+// appendParts is split appending the column values to args as bound
+// values, without a slice of its own.
+func appendParts(args []any, t marshal.Type, b []byte) ([]any, error) {
+	c, ok := t.(*marshal.Composite)
+	if !ok {
+		return append(args, raw(b)), nil
+	}
+	err := eachPart(c, b, func(part []byte) { args = append(args, raw(part)) })
+	return args, err
+}
+
+// eachPart calls f with each component value of the CompositeType value
+// b, an empty one for each missing trailing component.
+func eachPart(c *marshal.Composite, b []byte, f func(part []byte)) error {
 	n := len(c.Components())
-	out := make([][]byte, 0, n)
 	rest := b
 	for i := 0; i < n; i++ {
 		if len(rest) == 0 {
-			out = append(out, []byte{})
+			f([]byte{})
 			continue
 		}
 		if len(rest) < 3 {
-			return nil, fmt.Errorf("cqlstore: truncated component %d of %x", i, b)
+			return fmt.Errorf("cqlstore: truncated component %d of %x", i, b)
 		}
 		l := int(rest[0])<<8 | int(rest[1])
 		if len(rest) < 2+l+1 {
-			return nil, fmt.Errorf("cqlstore: truncated component %d of %x", i, b)
+			return fmt.Errorf("cqlstore: truncated component %d of %x", i, b)
 		}
-		out = append(out, rest[2:2+l])
+		f(rest[2 : 2+l])
 		rest = rest[2+l+1:]
 	}
 	if len(rest) != 0 {
-		return nil, fmt.Errorf("cqlstore: %x has more than %d components", b, n)
+		return fmt.Errorf("cqlstore: %x has more than %d components", b, n)
 	}
-	return out, nil
+	return nil
 }
 
 // join is split's inverse: the legacy value of column values.
