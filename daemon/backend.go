@@ -206,6 +206,7 @@ func openCQL(ctx context.Context, cfg Config, b Backend, part partition.Partitio
 	if err != nil {
 		return nil, fmt.Errorf("backend %s: %w", cfg.Backend, err)
 	}
+	paceCQLCollector(cfg.MemoryMB, logger) // memory.go
 	logger.Info("serving from a CQL cluster", "hosts", strings.Join(b.Hosts, ","), "consistency", level.String(),
 		"meta_keyspace", cmp.Or(cfg.CQLMetaKeyspace, DefaultCQLMetaKeyspace), "keyspace_prefix", cfg.CQLKeyspacePrefix, "local_dc", cfg.CQLLocalDC, "tls", tlsCfg != nil)
 	return e, nil
