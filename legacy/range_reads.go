@@ -53,6 +53,7 @@ func (h *Handler) rangeSlices(ctx context.Context, op string, t *store.Table, rr
 		scan := rr.scans[i]
 		scan.Slice = *q
 		scan.Filter = filter
+		scan.Rows = maxRows - len(out)
 		err := h.engine.Scan(ctx, t, &scan, &res, func(key []byte) (bool, error) {
 			out = append(out, &cassandra.KeySlice{Key: append([]byte(nil), key...), Columns: thriftify(t, &res)})
 			return len(out) < maxRows, nil

@@ -150,4 +150,9 @@ type ScanQuery struct {
 	// PageStart, with PageCells, replaces Slice.Start in the first row
 	// visited: the page resumes inside that row.
 	PageStart []byte
+
+	// Rows, when positive, is the most rows the visitor will take: a
+	// hint, so that an engine reading ahead does not read much more than
+	// that. The visitor's answer still ends the scan.
+	Rows int
 }

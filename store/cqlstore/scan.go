@@ -78,8 +78,13 @@ func (e *Engine) Scan(ctx context.Context, t *store.Table, q *store.ScanQuery, o
 		key []byte
 		tok int64
 	}
+	keysPage := scanPage
+	if q.Rows > 0 {
+		// One more than the rows taken: the start key may be left out.
+		keysPage = min(scanPage, q.Rows+1)
+	}
 	for {
-		iter := e.session.Query(stmt, args...).Consistency(e.readConsistency(ctx)).PageSize(scanPage).PageState(state).IterContext(ctx)
+		iter := e.session.Query(stmt, args...).Consistency(e.readConsistency(ctx)).PageSize(keysPage).PageState(state).IterContext(ctx)
 		var keys []found
 		for iter.Scan(dest...) {
 			parts := make([][]byte, len(keyParts))
@@ -157,14 +162,24 @@ func (e *Engine) Scan(ctx context.Context, t *store.Table, q *store.ScanQuery, o
 	}
 }
 
-// A scan of whole rows reads wholeRowsPageRows rows of Count cells per
-// round trip (get_range_slices' usual count of rows), within
-// [scanPage, wholeRowsMaxPage] cells: a page much larger than what the
-// caller takes makes the cluster read rows for nothing.
+// A scan of whole rows reads the rows the caller takes (ScanQuery.Rows;
+// wholeRowsPageRows when it does not say) of Count cells per round trip,
+// within [wholeRowsMinPage, wholeRowsMaxPage] cells: a page much larger
+// than what the caller takes makes the cluster read rows for nothing.
 const (
 	wholeRowsPageRows = 100
+	wholeRowsMinPage  = 100
 	wholeRowsMaxPage  = 5000
 )
+
+// wholeRowsPage is the page size, in cells, of a scan of whole rows.
+func wholeRowsPage(q *store.ScanQuery) int {
+	rows := wholeRowsPageRows
+	if q.Rows > 0 {
+		rows = q.Rows
+	}
+	return min(max(q.Slice.Count*rows, wholeRowsMinPage), wholeRowsMaxPage)
+}
 
 // wholeRows reports a scan whose rows scanWholeRows reads in one query:
 // the first Count cells of every row of a Standard family of simple names,
@@ -184,8 +199,9 @@ func wholeRows(ti *tableInfo, q *store.ScanQuery) bool {
 // slice's count, a page of cells at a time through the driver's page
 // state: the rows of a page are visited once the page is read, no
 // iterator open; the last row of a page, which may go on in the next, is
-// visited with the next. A partition of no live cell is not visited, as
-// with SELECT DISTINCT (RangeGhosts false).
+// visited with the next unless it has Count cells, the most the query
+// gives a partition. A partition of no live cell is not visited, as with
+// SELECT DISTINCT (RangeGhosts false).
 func (e *Engine) scanWholeRows(ctx context.Context, ti *tableInfo, q *store.ScanQuery, keySel, where string, args []any,
 	startKey []byte, startTok int64, endKey []byte, endTok int64, out *store.SliceResult, visit func(key []byte) (bool, error)) error {
 	stmt := "SELECT " + keySel + ", " + e.selectCols(ti) + " FROM " + ti.qname + where + " PER PARTITION LIMIT ?"
@@ -206,8 +222,7 @@ func (e *Engine) scanWholeRows(ctx context.Context, ti *tableInfo, q *store.Scan
 	out.Clear()
 	var state []byte
 	for {
-		page := min(max(q.Slice.Count, 1)*wholeRowsPageRows, wholeRowsMaxPage)
-		page = max(page, scanPage)
+		page := wholeRowsPage(q)
 		iter := e.session.Query(stmt, args...).Consistency(e.readConsistency(ctx)).PageSize(page).PageState(state).IterContext(ctx)
 		now := time.Now().Unix()
 		// done are the rows of this page complete before the next page.
@@ -240,6 +255,14 @@ func (e *Engine) scanWholeRows(ctx context.Context, ti *tableInfo, q *store.Scan
 		state = iter.PageState()
 		if err := iter.Close(); err != nil {
 			return wrapErr("scan", err)
+		}
+		if curIn && len(out.Cells) >= q.Slice.Count {
+			// The page's last row is whole: visited now, so that a
+			// caller taking no more rows needs no next page. A cell of
+			// it in the next page (there is none) would be left out.
+			rows = append(rows, done{cur, out.Cells})
+			out.Cells = nil
+			curIn = false
 		}
 		pending := out.Cells
 		for _, r := range rows {

@@ -62,6 +62,7 @@ var tests = []test{
 	{"LongKeysAndNames", testLongKeysAndNames},
 	{"EngineAgainstModel", testEngineAgainstModel},
 	{"ScanInTokenOrderWithGhosts", testScanInTokenOrderWithGhosts},
+	{"ScanRowsHintChangesNothing", testScanRowsHintChangesNothing},
 	{"ScanOrderedPartitionerAndLongKeys", testScanOrderedPartitionerAndLongKeys},
 	{"FilteredScans", testFilteredScans},
 	{"PagedScans", testPagedScans},

@@ -78,6 +78,44 @@ func testScanInTokenOrderWithGhosts(t *testing.T, h *Harness) {
 	}
 }
 
+// testScanRowsHintChangesNothing: ScanQuery.Rows is a hint of how many
+// rows the visitor takes; whatever it says, a scan visits the rows and
+// cells the scan without it visits, rows with fewer cells than the count
+// and rows cut by the count alike, also when the visitor takes more rows
+// than the hint.
+func testScanRowsHintChangesNothing(t *testing.T, h *Harness) {
+	f := newEnv(t, h)
+	tb := f.table(store.TableDef{Name: "cf", Comparator: "UTF8Type"})
+	const rows = 90
+	for i := range rows {
+		var ops []store.Op
+		for c := range 1 + i%4 {
+			ops = append(ops, Put(fmt.Sprintf("c%d", c), fmt.Sprintf("v%d.%d", i, c), 1))
+		}
+		f.apply(store.RowMutation{Table: tb, Key: []byte(fmt.Sprintf("row%02d", i)), Ops: ops})
+	}
+	for _, count := range []int{3, 2, all} {
+		whole := f.scanKeys(tb, store.ScanQuery{Slice: store.SliceQuery{Count: count}}, all)
+		if len(whole) != rows {
+			t.Fatalf("count %d: %d rows, want %d", count, len(whole), rows)
+		}
+		for _, c := range []struct{ hint, take int }{{1, 1}, {7, 7}, {33, 33}, {40, 40}, {rows, rows}, {7, all}, {34, 50}} {
+			got := f.scanKeys(tb, store.ScanQuery{Slice: store.SliceQuery{Count: count}, Rows: c.hint}, c.take)
+			want := whole[:min(c.take, rows)]
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("count %d, hint %d, %d rows taken:\n got  %q\n want %q", count, c.hint, c.take, got, want)
+			}
+		}
+		// From a key inside the range.
+		start := whole[20][:strings.IndexByte(whole[20], ':')]
+		got := f.scanKeys(tb, store.ScanQuery{Start: store.RowBound{Kind: store.BoundKey, Key: []byte(start)},
+			Slice: store.SliceQuery{Count: count}, Rows: 5}, 5)
+		if fmt.Sprint(got) != fmt.Sprint(whole[20:25]) {
+			t.Fatalf("count %d, from %s, hint 5:\n got  %q\n want %q", count, start, got, whole[20:25])
+		}
+	}
+}
+
 func testScanOrderedPartitionerAndLongKeys(t *testing.T, h *Harness) {
 	f := open(t, h, "ByteOrderedPartitioner")
 	f.need(f.caps().OrderedPartitioners, "OrderedPartitioners", "rows laid out by ByteOrderedPartitioner")
