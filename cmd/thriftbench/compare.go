@@ -62,6 +62,7 @@ type comparison struct {
 	DurationS        float64       `json:"duration_s"`
 	WarmupS          float64       `json:"warmup_s"`
 	CPUs             int           `json:"cpus"`
+	MachineCPUs      int           `json:"machine_cpus"`
 	Thriftd          *report       `json:"thriftd"`
 	Cassandra        *report       `json:"cassandra,omitempty"`
 	CassandraSkipped string        `json:"cassandra_skipped,omitempty"`
@@ -205,7 +206,7 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 	}
 	defer td.stop(log)
 
-	res := &comparison{Config: cfg, DurationS: cfg.Duration.Seconds(), WarmupS: cfg.Warmup.Seconds(), CPUs: runtime.NumCPU(),
+	res := &comparison{Config: cfg, DurationS: cfg.Duration.Seconds(), WarmupS: cfg.Warmup.Seconds(), CPUs: runtime.NumCPU(), MachineCPUs: machineCPUs(),
 		LoadBefore: loadBefore}
 	targets := []*target{newTarget("thriftd", td.addr, cfg, log)}
 	var directT *target
@@ -360,7 +361,11 @@ func (c *comparison) fill() {
 // writeComparison prints each server's report, then the table.
 func writeComparison(w io.Writer, c *comparison) {
 	fmt.Fprintf(w, "thriftbench compare: %s\n", c.Config.describe())
-	fmt.Fprintf(w, "%d CPUs; the load generator and every server share this machine\n", c.CPUs)
+	if c.MachineCPUs > c.CPUs {
+		fmt.Fprintf(w, "%d of the machine's %d CPUs run the load generator and the servers it starts; the servers at the given addresses may run on the others\n", c.CPUs, c.MachineCPUs)
+	} else {
+		fmt.Fprintf(w, "%d CPUs; the load generator and every server share this machine\n", c.CPUs)
+	}
 	if len(c.ThriftdFlags) > 0 {
 		fmt.Fprintf(w, "thriftd flags: %s\n", strings.Join(c.ThriftdFlags, " "))
 	}

@@ -2,8 +2,14 @@
 
 package main
 
-import "os/exec"
+import (
+	"os/exec"
+	"runtime"
+)
 
 // setDeathSignal does nothing where the kernel cannot signal a child when
 // its parent dies; compare stops its servers itself.
 func setDeathSignal(*exec.Cmd) {}
+
+// machineCPUs is the number of CPUs of the machine.
+func machineCPUs() int { return runtime.NumCPU() }

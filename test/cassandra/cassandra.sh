@@ -9,6 +9,8 @@
 #   test/cassandra/cassandra.sh resume NODE...    start stopped nodes again on their data
 #   test/cassandra/cassandra.sh env   [NODE...]   print the variables the tests read
 #   test/cassandra/cassandra.sh status
+#   test/cassandra/cassandra.sh pin CPUS NODE...  run the running nodes on CPUS
+#                                                 (taskset list, e.g. 1 or 0-1)
 #
 # Nodes (one JVM each, side by side on their own ports):
 #   ref     Cassandra 3.11: the reference, the last version with Thrift.
@@ -40,7 +42,7 @@ all_nodes=(ref bop auth target)
 named_nodes=(chaos)
 
 die() { echo "cassandra.sh: $*" >&2; exit 1; }
-usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 # node_conf NODE sets the node's settings.
 node_conf() {
@@ -277,6 +279,18 @@ case "$cmd" in
     for n in "$@"; do start_node "$n" resume; done
     for n in "$@"; do wait_node "$n"; done
     print_env "$@"
+    ;;
+  pin)
+    [ $# -ge 2 ] || usage
+    cpus="$1"; shift
+    command -v taskset >/dev/null || die "pin needs taskset (util-linux)"
+    for n in "$@"; do
+      node_conf "$n"
+      running || die "$n is not running"
+      # -a: every thread of the JVM, those it starts later too.
+      taskset -a -cp "$cpus" "$(cat "$node_dir/pid")" >/dev/null
+      echo "cassandra.sh: $n on CPUs $cpus" >&2
+    done
     ;;
   env)
     nodes=("$@"); [ ${#nodes[@]} -gt 0 ] || nodes=(ref target)
