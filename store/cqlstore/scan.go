@@ -79,8 +79,9 @@ func (e *Engine) Scan(ctx context.Context, t *store.Table, q *store.ScanQuery, o
 		tok int64
 	}
 	keysPage := scanPage
-	if q.Rows > 0 {
+	if q.Rows > 0 && len(q.Filter) == 0 {
 		// One more than the rows taken: the start key may be left out.
+		// A filter may leave out any number of keys: full pages then.
 		keysPage = min(scanPage, q.Rows+1)
 	}
 	for {
