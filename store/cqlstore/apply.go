@@ -8,6 +8,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/thriftbridge/thriftbridge/store"
+	"github.com/thriftbridge/thriftbridge/store/marshal"
 )
 
 // stmt is one CQL statement with its values.
@@ -51,10 +52,10 @@ func putStatement(ti *tableInfo, key []byte, op *store.Op, withTS bool) (stmt, e
 	args := make([]any, 0, ti.insertArgs)
 	args, err := appendParts(args, ti.keyType, key)
 	if err == nil && ti.superType != nil {
-		args, err = appendParts(args, ti.superType, op.Super)
+		args, err = appendColumns(args, ti.superCols, ti.superType, op.Super)
 	}
 	if err == nil {
-		args, err = appendParts(args, ti.nameType, op.Name)
+		args, err = appendColumns(args, ti.nameCols, ti.nameType, op.Name)
 	}
 	if err != nil {
 		return stmt{}, err
@@ -70,6 +71,22 @@ func putStatement(ti *tableInfo, key []byte, op *store.Op, withTS bool) (stmt, e
 		args = append(args, op.TTL)
 	}
 	return stmt{ti.inserts[ts][ttl], args}, nil
+}
+
+// appendColumns appends the values of the clustering columns cols for the
+// name b of type t, as where.names restricts them: none when the table
+// has no such columns (the compact part of a converted super family keeps
+// the super column name only).
+func appendColumns(args []any, cols []clustCol, t marshal.Type, b []byte) ([]any, error) {
+	if len(cols) == 0 {
+		return args, nil
+	}
+	n := len(args)
+	args, err := appendParts(args, t, b)
+	if err == nil && len(args)-n != len(cols) {
+		err = fmt.Errorf("cqlstore: %x has %d values for %d columns", b, len(args)-n, len(cols))
+	}
+	return args, err
 }
 
 // opStatement is the statement of one operation: at the operation's own
