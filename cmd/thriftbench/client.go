@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/thrift/lib/go/thrift"
 
+	"github.com/thriftbridge/thriftbridge/internal/slabprotocol"
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
@@ -43,7 +44,7 @@ func dial(ctx context.Context, addr, keyspace string, timeout time.Duration) (*c
 	if err := tr.Open(); err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", addr, err)
 	}
-	pf := chunkedProtocolFactory{cfg: conf}
+	pf := slabprotocol.NewFactory(conf)
 	c := &client{
 		tr:              tr,
 		CassandraClient: cassandra.NewCassandraClient(thrift.NewTStandardClient(pf.GetProtocol(tr), pf.GetProtocol(tr))),

@@ -12,6 +12,7 @@ import (
 
 	"github.com/apache/thrift/lib/go/thrift"
 
+	"github.com/thriftbridge/thriftbridge/internal/slabprotocol"
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
@@ -154,7 +155,7 @@ func startEchoServer(addr string, valueSize int, log *slog.Logger) (*echoServer,
 		thrift.NewTFramedTransportFactoryConf(thrift.NewTBufferedTransportFactory(ioBuffer), conf),
 		// Binary fields read without a buffer each, as thriftd reads
 		// them: the ceiling does not pay what thriftd does not.
-		chunkedProtocolFactory{cfg: conf})
+		slabprotocol.NewFactory(conf))
 	srv.SetLogger(func(msg string) { log.Debug("thrift server", "msg", msg) })
 	go func() {
 		if err := srv.Serve(); err != nil {

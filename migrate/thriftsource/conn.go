@@ -12,6 +12,7 @@ import (
 
 	"github.com/apache/thrift/lib/go/thrift"
 
+	"github.com/thriftbridge/thriftbridge/internal/slabprotocol"
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
@@ -68,7 +69,7 @@ func dial(ctx context.Context, addr string, o ConnOptions) (*conn, error) {
 	if err := transport.Open(); err != nil {
 		return nil, fmt.Errorf("connect: %w", unwrapTransport(err))
 	}
-	client := cassandra.NewCassandraClientFactory(transport, slabProtocolFactory{cfg: cfg})
+	client := cassandra.NewCassandraClientFactory(transport, slabprotocol.NewFactory(cfg))
 	c := &conn{transport: transport, client: client, tls: o.TLS != nil}
 	if o.TLS != nil {
 		c.clientCert = len(o.TLS.Certificates) > 0 || o.TLS.GetClientCertificate != nil

@@ -1,4 +1,4 @@
-package main
+package slabprotocol
 
 import (
 	"bytes"
@@ -32,11 +32,11 @@ func encodeFields(fields ...[]byte) []byte {
 	return buf
 }
 
-func TestChunkedProtocolReadsWhatTheLibraryReads(t *testing.T) {
-	conf := &thrift.TConfiguration{MaxFrameSize: maxFrame}
-	fields := [][]byte{{}, []byte("a"), bytes.Repeat([]byte("b"), readOwnChunk-1), bytes.Repeat([]byte("c"), readOwnChunk),
-		bytes.Repeat([]byte("d"), readChunkSize+1), []byte("tail")}
-	got, err := readAllBinary(chunkedProtocolFactory{cfg: conf}, encodeFields(fields...))
+func TestReadsWhatTheLibraryReads(t *testing.T) {
+	conf := &thrift.TConfiguration{}
+	fields := [][]byte{{}, []byte("a"), bytes.Repeat([]byte("b"), slabSize/4), bytes.Repeat([]byte("c"), slabSize/4+1),
+		bytes.Repeat([]byte("d"), slabSize+1), []byte("tail")}
+	got, err := readAllBinary(NewFactory(conf), encodeFields(fields...))
 	if len(got) != len(fields) {
 		t.Fatalf("read %d fields, want %d (error %v)", len(got), len(fields), err)
 	}
@@ -52,39 +52,39 @@ func TestChunkedProtocolReadsWhatTheLibraryReads(t *testing.T) {
 	}
 }
 
-func TestChunkedProtocolRefusesBadSizes(t *testing.T) {
-	conf := &thrift.TConfiguration{MaxFrameSize: maxFrame, MaxMessageSize: 100}
+func TestRefusesBadSizes(t *testing.T) {
+	conf := &thrift.TConfiguration{MaxMessageSize: 100}
 	for name, data := range map[string][]byte{
 		"negative":  binary.BigEndian.AppendUint32(nil, 0xffffff00),
 		"too large": binary.BigEndian.AppendUint32(nil, 101),
 		"truncated": append(binary.BigEndian.AppendUint32(nil, 10), "short"...),
 	} {
-		got, err := readAllBinary(chunkedProtocolFactory{cfg: conf}, data)
+		got, err := readAllBinary(NewFactory(conf), data)
 		if len(got) != 0 || err == nil {
 			t.Errorf("%s: read %d fields, error %v; want none and an error", name, len(got), err)
 		}
 	}
 }
 
-// FuzzChunkedProtocol: whatever the bytes, chunkedProtocol reads the fields
+// FuzzSlabProtocol: whatever the bytes, the protocol reads the fields
 // the library's binary protocol reads, and fails where it fails.
-func FuzzChunkedProtocol(f *testing.F) {
+func FuzzSlabProtocol(f *testing.F) {
 	f.Add(encodeFields([]byte("name"), []byte{}, bytes.Repeat([]byte{7}, 1500)))
 	f.Add([]byte{0, 0, 0, 5, 'a'})
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		conf := &thrift.TConfiguration{MaxFrameSize: maxFrame, MaxMessageSize: 1 << 16}
+		conf := &thrift.TConfiguration{MaxMessageSize: 1 << 16}
 		want, wantErr := readAllBinary(thrift.NewTBinaryProtocolFactoryConf(conf), data)
-		got, gotErr := readAllBinary(chunkedProtocolFactory{cfg: conf}, data)
+		got, gotErr := readAllBinary(NewFactory(conf), data)
 		if (wantErr == nil) != (gotErr == nil) {
-			t.Fatalf("library error %v, chunked error %v", wantErr, gotErr)
+			t.Fatalf("library error %v, slab error %v", wantErr, gotErr)
 		}
 		if len(got) != len(want) {
-			t.Fatalf("library read %d fields, chunked %d", len(want), len(got))
+			t.Fatalf("library read %d fields, slab %d", len(want), len(got))
 		}
 		for i := range want {
 			if !bytes.Equal(got[i], want[i]) {
-				t.Fatalf("field %d: library %x, chunked %x", i, want[i], got[i])
+				t.Fatalf("field %d: library %x, slab %x", i, want[i], got[i])
 			}
 		}
 	})

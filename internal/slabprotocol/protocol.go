@@ -1,4 +1,4 @@
-package thriftsource
+package slabprotocol
 
 import (
 	"context"
@@ -11,11 +11,15 @@ import (
 // slabSize is the size of the blocks binary fields are read into.
 const slabSize = 64 << 10
 
-// slabProtocolFactory makes slabProtocols.
-type slabProtocolFactory struct{ cfg *thrift.TConfiguration }
+// Factory makes the protocol of each connection.
+type Factory struct{ cfg *thrift.TConfiguration }
+
+// NewFactory is a Factory of protocols configured by cfg (its message size
+// bounds a binary field).
+func NewFactory(cfg *thrift.TConfiguration) Factory { return Factory{cfg: cfg} }
 
 // GetProtocol implements thrift.TProtocolFactory.
-func (f slabProtocolFactory) GetProtocol(t thrift.TTransport) thrift.TProtocol {
+func (f Factory) GetProtocol(t thrift.TTransport) thrift.TProtocol {
 	p := &slabProtocol{TBinaryProtocol: thrift.NewTBinaryProtocolConf(t, f.cfg), trans: t, maxSize: f.cfg.GetMaxMessageSize()}
 	if fr, ok := t.(remainingBytes); ok {
 		p.frame = fr
@@ -35,8 +39,8 @@ type remainingBytes interface{ RemainingBytes() uint64 }
 // than what its frame has left, so a corrupt length cannot make it
 // allocate more than a frame.
 //
-// Fields share their block: one kept alive keeps the block alive. The
-// source hands cells to its visitor only for the duration of the call.
+// Fields share their block: one kept alive keeps the block alive, and
+// appending to one never writes over the next (capacity cut at length).
 type slabProtocol struct {
 	*thrift.TBinaryProtocol
 	trans   io.Reader
