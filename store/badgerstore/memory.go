@@ -48,10 +48,10 @@ type MemorySizing struct {
 	Compactors int
 	// LevelZeroTables is how many tables (flushed memtables) level 0
 	// holds before they are compacted into level 1; writes stall at three
-	// times as many. Badger's 5 made a super-column batch load (100
-	// entries a call) spend its time in compactions of level 0: at 10,
-	// 28% more such batches per second over 30 s, reads unchanged
-	// (docs/PERFORMANCE.md).
+	// times as many. Badger's 5 made batch loads spend their time in
+	// compactions of level 0: at 10, 28% more 10x10 super batches per
+	// second over 30 s on a fresh store, 55-65% more standard batches
+	// after other writes, reads unchanged (docs/PERFORMANCE.md).
 	LevelZeroTables int
 	// ValueLogFile is the size of a value log file. Values of 1 MiB and
 	// more go to the value log, a memory-mapped file whose written pages
