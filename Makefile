@@ -132,7 +132,7 @@ check-clients: build
 # Real Apache Cassandra nodes on loopback, from Maven Central: 3.11 (the
 # reference, with Thrift) and 5.0 (the target of a migration). Prints the
 # CASSANDRA_* variables the cluster-backed tests read.
-CASSANDRA_NODES ?= ref bop auth target
+CASSANDRA_NODES ?= ref bop rp auth target
 cassandra:
 	test/cassandra/cassandra.sh start $(CASSANDRA_NODES)
 

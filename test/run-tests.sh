@@ -5,7 +5,8 @@
 #
 # With Java and Maven present, it starts the nodes of
 # test/cassandra/cassandra.sh (Cassandra 3.11 as the reference and as a
-# source, 3.11 under ByteOrderedPartitioner, 3.11 with PasswordAuthenticator,
+# source, 3.11 under ByteOrderedPartitioner and under RandomPartitioner,
+# 3.11 with PasswordAuthenticator,
 # Cassandra 5.0 as the target), installs cqlsh, exports the CASSANDRA_* and
 # CQLSH variables the cluster-backed tests read, and stops the nodes on the
 # way out. Without them, or with THRIFTBRIDGE_CASSANDRA=off, the
@@ -16,12 +17,12 @@
 #
 # Environment: THRIFTBRIDGE_CASSANDRA (on|off, default on), GO (go),
 # GO_TEST_FLAGS (flags for go test, default -race), CASSANDRA_NODES (the
-# nodes to start, default "ref bop auth target").
+# nodes to start, default "ref bop rp auth target").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 go_cmd="${GO:-go}"
-nodes="${CASSANDRA_NODES:-ref bop auth target}"
+nodes="${CASSANDRA_NODES:-ref bop rp auth target}"
 status=0
 started=""  # the nodes this run started
 

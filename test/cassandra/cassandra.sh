@@ -17,6 +17,8 @@
 #           Thrift 127.0.0.1:19160, CQL 127.0.0.1:19042, Murmur3Partitioner.
 #   bop     Cassandra 3.11 under ByteOrderedPartitioner, cluster name "test":
 #           Thrift 19161, CQL 19043 (the tests that need an ordered ring).
+#   rp      Cassandra 3.11 under RandomPartitioner (the default before 1.2,
+#           kept by every cluster upgraded since): Thrift 19163, CQL 19045.
 #   auth    Cassandra 3.11 with PasswordAuthenticator (cassandra/cassandra):
 #           Thrift 19162, CQL 19044.
 #   target  Cassandra 5.0: the target of a migration, CQL only, 127.0.0.1:29042.
@@ -37,7 +39,7 @@ ref_version="${CASSANDRA_REF_VERSION:-3.11.19}"
 target_version="${CASSANDRA_TARGET_VERSION:-5.0.9}"
 heap="${CASSANDRA_HEAP:-768M}"
 start_timeout="${CASSANDRA_START_TIMEOUT:-240}"
-all_nodes=(ref bop auth target)
+all_nodes=(ref bop rp auth target)
 # Nodes started and stopped only when named.
 named_nodes=(chaos)
 
@@ -52,6 +54,8 @@ node_conf() {
     ref)    thrift_port=19160 native_port=19042 storage_port=17000 jmx_port=17199 ;;
     bop)    thrift_port=19161 native_port=19043 storage_port=17001 jmx_port=17299
             partitioner=ByteOrderedPartitioner cluster=test ;;
+    rp)     thrift_port=19163 native_port=19045 storage_port=17004 jmx_port=17599
+            partitioner=RandomPartitioner ;;
     auth)   thrift_port=19162 native_port=19044 storage_port=17002 jmx_port=17399
             authenticator=PasswordAuthenticator authorizer=CassandraAuthorizer ;;
     target) version="$target_version" native_port=29042 storage_port=27000 jmx_port=27199 ;;
@@ -165,7 +169,8 @@ jvm_opts() {
              jdk.internal.util.jar jdk.internal.loader jdk.internal.reflect sun.nio.ch; do
     opts+=(--add-exports "java.base/$mod=ALL-UNNAMED" --add-opens "java.base/$mod=ALL-UNNAMED")
   done
-  for mod in java.lang java.lang.module java.lang.reflect java.io java.nio java.net \
+  # (java.math: 3.11 measures a RandomPartitioner token, a BigInteger, with jamm.)
+  for mod in java.lang java.lang.module java.lang.reflect java.io java.math java.nio java.net \
              java.util java.util.concurrent java.util.concurrent.atomic; do
     opts+=(--add-opens "java.base/$mod=ALL-UNNAMED")
   done
@@ -251,7 +256,8 @@ print_env() {
     node_conf "$n"
     case "$n" in
       ref)    echo "CASSANDRA_THRIFT=127.0.0.1:$thrift_port"; echo "CASSANDRA_HOSTS=127.0.0.1:$native_port" ;;
-      bop)    echo "CASSANDRA_THRIFT_BOP=127.0.0.1:$thrift_port" ;;
+      bop)    echo "CASSANDRA_THRIFT_BOP=127.0.0.1:$thrift_port"; echo "CASSANDRA_HOSTS_BOP=127.0.0.1:$native_port" ;;
+      rp)     echo "CASSANDRA_THRIFT_RP=127.0.0.1:$thrift_port"; echo "CASSANDRA_HOSTS_RP=127.0.0.1:$native_port" ;;
       auth)   echo "CASSANDRA_THRIFT_AUTH=127.0.0.1:$thrift_port"; echo "CASSANDRA_HOSTS_AUTH=127.0.0.1:$native_port" ;;
       target) echo "CASSANDRA_TARGET_HOSTS=127.0.0.1:$native_port" ;;
       chaos)  echo "CASSANDRA_CHAOS_HOSTS=127.0.0.1:$native_port" ;;
