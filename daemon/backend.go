@@ -136,8 +136,8 @@ func (c Config) backendErrors() []error {
 	if _, err := c.cqlConsistency(); err != nil {
 		invalid("cql_consistency", c.CQLConsistency, err.Error())
 	}
-	if p, err := partition.ByName(c.Partitioner); err == nil && p.Name() != (partition.Murmur3Partitioner{}).Name() {
-		invalid("partitioner", c.Partitioner, "the cql backend serves Murmur3Partitioner clusters only")
+	if p, err := partition.ByName(c.Partitioner); err == nil && p.Name() == (partition.OrderPreservingPartitioner{}).Name() {
+		invalid("partitioner", c.Partitioner, "the cql backend serves clusters of Murmur3Partitioner, RandomPartitioner and ByteOrderedPartitioner")
 	}
 	if _, err := c.cqlSettings(); err != nil {
 		invalid("cql_credentials", c.CQLCredentials, err.Error())
@@ -190,6 +190,11 @@ func openCQL(ctx context.Context, cfg Config, b Backend, part partition.Partitio
 	tlsCfg, err := s.TLSConfig("cluster")
 	if err != nil {
 		return nil, err
+	}
+	// The cluster's partitioner is served; one configured other than the
+	// default must be the cluster's.
+	if cfg.Partitioner == DefaultPartitioner {
+		part = nil
 	}
 	e, err := cqlstore.Open(ctx, cqlstore.Options{
 		Hosts:          b.Hosts,

@@ -47,7 +47,7 @@ func TestBackendInvalid(t *testing.T) {
 		{"cql with a bad port", func(c *Config) { c.Backend = "cql://db1:port" }, `"db1:port" is not host or host:port`},
 		{"unknown level", func(c *Config) { c.Backend = "cql://db1"; c.CQLConsistency = "MOST" }, `invalid cql_consistency (--cql-consistency) "MOST": must be a consistency level`},
 		{"serial level", func(c *Config) { c.Backend = "cql://db1"; c.CQLConsistency = "serial" }, "SERIAL cannot be the level of every read and write"},
-		{"ordered partitioner", func(c *Config) { c.Backend = "cql://db1"; c.Partitioner = "ByteOrderedPartitioner" }, "Murmur3Partitioner clusters only"},
+		{"order-preserving partitioner", func(c *Config) { c.Backend = "cql://db1"; c.Partitioner = "OrderPreservingPartitioner" }, "serves clusters of Murmur3Partitioner, RandomPartitioner and ByteOrderedPartitioner"},
 		{"password without user", func(c *Config) { c.Backend = "cql://db1"; c.CQLPassword = "pw" }, "password and no user name"},
 		{"missing credentials file", func(c *Config) { c.Backend = "cql://db1"; c.CQLCredentials = "/no/such/creds.yaml" }, "no such file"},
 	}

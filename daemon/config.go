@@ -227,7 +227,7 @@ var settings = []setting{
 	// --- End of production hardening. ---
 
 	// --- Backend (backend.go). ---
-	{key: "backend", flag: "backend", usage: "where the data lives: badger:DIR (the embedded store; default: data_dir) or cql://host:port[,host:port...] (a Cassandra or ScyllaDB cluster of Murmur3Partitioner)",
+	{key: "backend", flag: "backend", usage: "where the data lives: badger:DIR (the embedded store; default: data_dir) or cql://host:port[,host:port...] (a Cassandra or ScyllaDB cluster, its partitioner served)",
 		str: func(c *Config) *string { return &c.Backend }},
 	{key: "cql_consistency", flag: "cql-consistency", usage: "consistency level of the cql backend's reads and writes when a call asks for none (empty: " + DefaultCQLConsistency + ")",
 		str: func(c *Config) *string { return &c.CQLConsistency }},

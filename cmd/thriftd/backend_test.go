@@ -25,7 +25,7 @@ func TestBackendCommandLine(t *testing.T) {
 		{"unknown backend", []string{"--backend", "mysql://db"}, 2, "must be badger:DIR or cql://host:port"},
 		{"cql with a keyspace", []string{"--backend", "cql://127.0.0.1:9042/Blog"}, 2, "takes no keyspace"},
 		{"bad consistency", []string{"--backend", "cql://127.0.0.1", "--cql-consistency", "MOSTLY"}, 2, "--cql-consistency"},
-		{"ordered partitioner", []string{"--backend", "cql://127.0.0.1", "--partitioner", "ByteOrderedPartitioner"}, 2, "Murmur3Partitioner clusters only"},
+		{"order-preserving partitioner", []string{"--backend", "cql://127.0.0.1", "--partitioner", "OrderPreservingPartitioner"}, 2, "serves clusters of Murmur3Partitioner, RandomPartitioner and ByteOrderedPartitioner"},
 		{"unreachable cluster", []string{"--listen", "127.0.0.1:0", "--backend", "cql://127.0.0.1:1"}, 1, "connect to 127.0.0.1:1"},
 	}
 	for _, c := range cases {

@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/thriftbridge/thriftbridge/daemon"
 	"github.com/thriftbridge/thriftbridge/daemon/daemontest"
+	"github.com/thriftbridge/thriftbridge/internal/testcluster"
 	"github.com/thriftbridge/thriftbridge/legacy/conformance"
 	"github.com/thriftbridge/thriftbridge/store"
 )
@@ -33,48 +36,69 @@ func TestConformanceCQL(t *testing.T) {
 	if hosts == "" {
 		t.Skip("!!! SKIPPED: the conformance suite on the CQL backend needs CASSANDRA_TARGET_HOSTS (host:9042 of a Cassandra 5.0 node; test/cassandra/cassandra.sh start) !!!")
 	}
-	runConformanceCQL(t, hosts)
+	runConformanceCQL(t, hosts, nil)
 }
 
 // TestConformanceCQLOn311 runs the suite against thriftd serving from
 // the CQL side of the Cassandra 3.11 cluster of CASSANDRA_HOSTS, which
 // speaks native protocol version 4 at most: the clusters (ScyllaDB, 3.x)
-// whose requests cannot name their keyspace.
+// whose requests cannot name their keyspace. The tests that ask for
+// ByteOrderedPartitioner or RandomPartitioner run on the 3.11 clusters of
+// those partitioners (CASSANDRA_HOSTS_BOP, CASSANDRA_HOSTS_RP).
 func TestConformanceCQLOn311(t *testing.T) {
 	hosts := os.Getenv("CASSANDRA_HOSTS")
 	if hosts == "" {
 		t.Skip("!!! SKIPPED: the conformance suite on the CQL backend over protocol v4 needs CASSANDRA_HOSTS (host:9042 of a Cassandra 3.11 node; test/cassandra/cassandra.sh start) !!!")
 	}
-	runConformanceCQL(t, hosts)
+	others := map[string]string{}
+	for name, c := range testcluster.OtherPartitioners() {
+		others[name] = strings.Join(c.Hosts, ",")
+	}
+	for _, name := range []string{"ByteOrderedPartitioner", "RandomPartitioner"} {
+		if others[name] == "" {
+			t.Logf("!!! SKIPPED: the tests of %s on the CQL backend need a cluster of it (CASSANDRA_HOSTS_BOP, CASSANDRA_HOSTS_RP; test/cassandra/cassandra.sh start bop rp) !!!", name)
+		}
+	}
+	runConformanceCQL(t, hosts, others)
 }
 
 // runConformanceCQL runs the suite against thriftd serving from the
-// cluster of hosts. Every test gets its own thriftd and keyspace prefix
-// (its keyspaces are dropped when it ends); the run shares one metadata
-// keyspace, dropped at the end.
-func runConformanceCQL(t *testing.T, hosts string) {
+// cluster of hosts, and the tests that ask for another partitioner from
+// the cluster of others of that partitioner (short class name to
+// hosts). Every test gets its own thriftd and keyspace prefix (its
+// keyspaces are dropped when it ends); the run shares one metadata
+// keyspace on each cluster, dropped at the end.
+func runConformanceCQL(t *testing.T, hosts string, others map[string]string) {
 	var id [3]byte
 	if _, err := rand.Read(id[:]); err != nil {
 		t.Fatal(err)
 	}
 	run := "tbc" + hex.EncodeToString(id[:])
 	meta := run + "_meta"
-	admin := cqlAdminSession(t, hosts)
-	t.Cleanup(func() { dropKeyspaces(t, admin, func(name string) bool { return strings.HasPrefix(name, run+"_") }) })
+	admins := map[string]*gocql.Session{}
+	for _, on := range append([]string{hosts}, slices.Collect(maps.Values(others))...) {
+		admin := cqlAdminSession(t, on)
+		admins[on] = admin
+		t.Cleanup(func() { dropKeyspaces(t, admin, func(name string) bool { return strings.HasPrefix(name, run+"_") }) })
+	}
 	var n atomic.Int64
 	target := conformance.Target{
 		Backend: &cqlBackendCapabilities,
 		Start: func(t testing.TB, opts conformance.Options) string {
 			t.Helper()
+			on := hosts
 			if opts.Partitioner != "" && opts.Partitioner != "Murmur3Partitioner" {
-				t.Skipf("!!! SKIPPED: the CQL backend serves Murmur3Partitioner clusters only, not %s !!!", opts.Partitioner)
+				if on = others[opts.Partitioner]; on == "" {
+					t.Skipf("!!! SKIPPED: no %s cluster here; TestConformanceCQLOn311 runs this test on 3.11's (CASSANDRA_HOSTS_BOP, CASSANDRA_HOSTS_RP) !!!", opts.Partitioner)
+				}
 			}
+			admin := admins[on]
 			prefix := fmt.Sprintf("%s_%d_", run, n.Add(1))
 			cfg := daemontest.Config(t)
 			if opts.ClusterName != "" {
 				cfg.ClusterName = opts.ClusterName
 			}
-			cfg.Backend = "cql://" + hosts
+			cfg.Backend = "cql://" + on
 			cfg.CQLKeyspacePrefix = prefix
 			cfg.CQLMetaKeyspace = meta
 			cfg.CQLConsistency = "ONE"

@@ -4,7 +4,13 @@
 //   - CASSANDRA_HOSTS: Cassandra 3.11, the reference (the last version with
 //     Thrift), subtests named "cassandra-3.11";
 //   - CASSANDRA_TARGET_HOSTS: Cassandra 5.0, a migration's target,
-//     subtests named "cassandra-5.0".
+//     subtests named "cassandra-5.0";
+//
+// and, for the tests of the partitioners other than Murmur3Partitioner
+// (OtherPartitioners):
+//
+//   - CASSANDRA_HOSTS_BOP: Cassandra 3.11 under ByteOrderedPartitioner;
+//   - CASSANDRA_HOSTS_RP: Cassandra 3.11 under RandomPartitioner.
 //
 // Each is host:port[,host:port...] (port 9042 when left out).
 // test/cassandra/cassandra.sh starts both on loopback and prints the
@@ -46,25 +52,52 @@ var vars = []struct{ env, name string }{
 	{"CASSANDRA_TARGET_HOSTS", "cassandra-5.0"},
 }
 
+// partitionerVars name the clusters of other partitioners, by the
+// partitioner's short class name.
+var partitionerVars = []struct{ env, name, partitioner string }{
+	{"CASSANDRA_HOSTS_BOP", "cassandra-3.11-bop", "ByteOrderedPartitioner"},
+	{"CASSANDRA_HOSTS_RP", "cassandra-3.11-rp", "RandomPartitioner"},
+}
+
 // FromEnv returns the clusters whose variable is set.
 func FromEnv() []Cluster {
 	var out []Cluster
 	for _, v := range vars {
-		s := strings.TrimSpace(os.Getenv(v.env))
-		if s == "" {
-			continue
+		if c, ok := fromVar(v.env, v.name); ok {
+			out = append(out, c)
 		}
-		c := Cluster{Name: v.name, Env: v.env}
-		for _, h := range strings.Split(s, ",") {
-			h = strings.TrimSpace(h)
-			if _, _, err := net.SplitHostPort(h); err != nil {
-				h = net.JoinHostPort(h, "9042")
-			}
-			c.Hosts = append(c.Hosts, h)
-		}
-		out = append(out, c)
 	}
 	return out
+}
+
+// OtherPartitioners returns the clusters of partitioners other than
+// Murmur3Partitioner whose variable is set, by the partitioner's short
+// class name (ByteOrderedPartitioner, RandomPartitioner).
+func OtherPartitioners() map[string]Cluster {
+	out := map[string]Cluster{}
+	for _, v := range partitionerVars {
+		if c, ok := fromVar(v.env, v.name); ok {
+			out[v.partitioner] = c
+		}
+	}
+	return out
+}
+
+// fromVar is the cluster the variable env names, if it is set.
+func fromVar(env, name string) (Cluster, bool) {
+	s := strings.TrimSpace(os.Getenv(env))
+	if s == "" {
+		return Cluster{}, false
+	}
+	c := Cluster{Name: name, Env: env}
+	for _, h := range strings.Split(s, ",") {
+		h = strings.TrimSpace(h)
+		if _, _, err := net.SplitHostPort(h); err != nil {
+			h = net.JoinHostPort(h, "9042")
+		}
+		c.Hosts = append(c.Hosts, h)
+	}
+	return c, true
 }
 
 // Require returns the clusters whose variable is set, or skips t loudly:

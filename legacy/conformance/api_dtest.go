@@ -161,16 +161,23 @@ func runDtestTests(t *testing.T, target Target) {
 		}
 		a.remove("key1", colPath("Standard1", b("c1")), 1)
 		a.remove("key1", colPath("Standard1", b("c2")), 1)
-		got := a.rangeSlices(parent("Standard1"), byNames(b("c1"), b("c2")), keysRange(nil, nil, 1000))
-		if len(got) != 1 || string(got[0].Key) != "key1" || len(got[0].Columns) != 0 {
-			t.Errorf("range after deleting every column = %v", got)
+		// A row of tombstones is a range ghost: listed with no columns.
+		ghost := func(what string, got []*cassandra.KeySlice, key string) {
+			t.Helper()
+			if a.OnBackend("range-ghosts") {
+				if len(got) != 0 {
+					t.Errorf("%s = %v, want no row", what, keysOf(got))
+				}
+				return
+			}
+			if len(got) != 1 || string(got[0].Key) != key || len(got[0].Columns) != 0 {
+				t.Errorf("%s = %v, want %s with no columns", what, got, key)
+			}
 		}
+		ghost("range after deleting every column", a.rangeSlices(parent("Standard1"), byNames(b("c1"), b("c2")), keysRange(nil, nil, 1000)), "key1")
 		a.insert("key3", superParent("Super1", b("sc1")), col(i64(1), b("v1"), 0))
 		a.remove("key3", superPath("Super1", b("sc1"), nil), 5)
-		got = a.rangeSlices(parent("Super1"), everything(), keysRange(nil, nil, 1000))
-		if len(got) != 1 || string(got[0].Key) != "key3" || len(got[0].Columns) != 0 {
-			t.Errorf("range after deleting the only super column = %v", got)
-		}
+		ghost("range after deleting the only super column", a.rangeSlices(parent("Super1"), everything(), keysRange(nil, nil, 1000)), "key3")
 		// Super3 of Keyspace2: count 1 after a super column is deleted and
 		// rewritten.
 		a.use("Keyspace2")

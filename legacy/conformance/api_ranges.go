@@ -150,9 +150,13 @@ func runRangeTests(t *testing.T, target Target) {
 		a.remove("key3", colPath("Standard1", b("c")), 5)
 		a.remove("key3", colPath("Standard1", b("d")), 5)
 		a.remove("key3", superPath("Super1", b("sc"), nil), 5)
+		want := []string{"key1", "key2", "key3"}
+		if a.OnBackend("range-ghosts") {
+			want = []string{"key1"}
+		}
 		for _, p := range rangeParents() {
 			got := a.rangeSlices(p, everything(), keysRange(nil, nil, 100))
-			equalStrings(t, parentName(p)+" keys with ghosts", keysOf(got), []string{"key1", "key2", "key3"})
+			equalStrings(t, parentName(p)+" keys with ghosts", keysOf(got), want)
 			for _, r := range got[1:] {
 				if len(r.Columns) != 0 {
 					t.Errorf("%s ghost row %s has columns %v", parentName(p), r.Key, names(r.Columns))

@@ -148,6 +148,10 @@ var backendDivergences = map[string]backendDivergence{
 		common: "a CompositeType name of fewer components than the comparator is a name of its own, before every name it is a prefix of",
 		cql:    "a name's components are clustering columns, and CQL has no null clustering value: missing trailing components are stored empty, so (a) and (a, '') are one name, read back with every component",
 	},
+	"size-estimates": {
+		common: "describe_splits cuts the range from what the node itself holds: sstable index samples on Cassandra, an exact count of the rows on thriftd's store",
+		cql:    "cuts the cluster's size estimates (system.size_estimates, which each node refreshes every few minutes from its sstables): a family the nodes have not estimated yet is one split of 0 rows",
+	},
 	"value-column-type": {
 		common: "system_update_column_family accepts any new validator (of a column without an index)",
 		cql:    "the family's CQL value column keeps the type it was created with (CQL cannot change a column's type): a change whose values it cannot hold is refused with InvalidRequestException",

@@ -21,9 +21,12 @@ import (
 
 // TestEngineContract runs the backend-neutral engine suite against real
 // clusters: Cassandra 5.0 (CASSANDRA_TARGET_HOSTS) and, when
-// CQLSTORE_ON_3_11 is set, 3.11 (CASSANDRA_HOSTS). Every engine gets
+// CQLSTORE_ON_3_11 is set, 3.11 (CASSANDRA_HOSTS). The tests that ask for
+// another partitioner run on the cluster of that partitioner
+// (testcluster.OtherPartitioners) and skip without one. Every engine gets
 // keyspaces of its own (a prefix unique to the run and the engine) and
-// the run one metadata keyspace; all are dropped at the end.
+// the run one metadata keyspace on each cluster; all are dropped at the
+// end.
 func TestEngineContract(t *testing.T) {
 	for _, c := range testcluster.Require(t, "the cqlstore engine contract") {
 		t.Run(c.Name, func(t *testing.T) {
@@ -66,20 +69,34 @@ func runContract(t *testing.T, hosts []string) {
 		t.Cleanup(func() { once.Do(func() { e.Close() }) })
 		return e
 	}
-	// The first engine creates the metadata keyspace; the last cleanup
-	// drops it.
-	boot := openWith(t, Options{Hosts: hosts, MetaKeyspace: meta, KeyspacePrefix: run + "_boot_", RefreshInterval: -1, Logger: slog.New(slog.DiscardHandler)})
+	// The first engine on each cluster creates its metadata keyspace; the
+	// last cleanup drops it. boots are those first engines, by the
+	// cluster's contact points.
+	others := testcluster.OtherPartitioners()
+	boots := map[string]*Engine{}
+	for _, on := range append([][]string{hosts}, otherHosts(others)...) {
+		boots[strings.Join(on, ",")] = openWith(t, Options{Hosts: on, MetaKeyspace: meta, KeyspacePrefix: run + "_boot_", RefreshInterval: -1, Logger: slog.New(slog.DiscardHandler)}).(*Engine)
+	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := boot.(*Engine).ddl(ctx, "DROP KEYSPACE IF EXISTS "+meta); err != nil {
-			t.Errorf("drop %s: %v", meta, err)
+		for _, b := range boots {
+			if err := b.ddl(ctx, "DROP KEYSPACE IF EXISTS "+meta); err != nil {
+				t.Errorf("drop %s: %v", meta, err)
+			}
 		}
 	})
 	enginetest.Run(t, enginetest.Harness{
 		Open: func(t testing.TB, o enginetest.Options) store.Engine {
+			on := hosts
+			if o.Partitioner != nil {
+				if c, ok := others[strings.TrimPrefix(o.Partitioner.Name(), "org.apache.cassandra.dht.")]; ok {
+					on = c.Hosts
+				}
+			}
+			boot := boots[strings.Join(on, ",")]
 			opts := Options{
-				Hosts:           hosts,
+				Hosts:           on,
 				Partitioner:     o.Partitioner,
 				MetaKeyspace:    meta,
 				KeyspacePrefix:  fmt.Sprintf("%s_%d_", run, n.Add(1)),
@@ -87,7 +104,7 @@ func runContract(t *testing.T, hosts []string) {
 				Logger:          slog.New(slog.DiscardHandler),
 			}
 			e := openWith(t, opts)
-			t.Cleanup(func() { dropPrefixed(t, boot.(*Engine), opts.KeyspacePrefix) })
+			t.Cleanup(func() { dropPrefixed(t, boot, opts.KeyspacePrefix) })
 			return e
 		},
 		// A call costs a network round trip: two seeds per family kind
@@ -104,6 +121,15 @@ func runContract(t *testing.T, hosts []string) {
 			return openWith(t, o.opts)
 		},
 	})
+}
+
+// otherHosts are the contact points of the clusters of others.
+func otherHosts(others map[string]testcluster.Cluster) [][]string {
+	var out [][]string
+	for _, c := range others {
+		out = append(out, c.Hosts)
+	}
+	return out
 }
 
 // dropPrefixed drops the CQL keyspaces whose names start with prefix.

@@ -126,9 +126,11 @@
 // Count, a page of cells at a time. Rows holding only tombstones are not
 // visited (RangeGhosts false). Filters are evaluated by the engine on
 // each row's filtered columns: the compact table has no KEYS index
-// (IndexedScans false). Only
-// Murmur3Partitioner clusters are served (OrderedPartitioners false); Open
-// fails with ErrPartitioner on another partitioner or one other than
+// (IndexedScans false). The cluster's partitioner is served: Murmur3Partitioner,
+// RandomPartitioner or ByteOrderedPartitioner (OrderedPartitioners on the
+// last), tokens bound and read in the CQL form of token()
+// (partition.CQLToken). Open fails with ErrPartitioner on
+// OrderPreservingPartitioner or a partitioner other than
 // Options.Partitioner.
 //
 // # Consistency and failures

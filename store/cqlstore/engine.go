@@ -151,8 +151,8 @@ func (e *Engine) open(ctx context.Context) error {
 		return fmt.Errorf("cqlstore: read the cluster's partitioner: %w", err)
 	}
 	p, err := partition.ByName(name)
-	if err != nil || p.Name() != (partition.Murmur3Partitioner{}).Name() {
-		return fmt.Errorf("%w: the cluster uses %s; cqlstore serves Murmur3Partitioner clusters only", ErrPartitioner, name)
+	if err != nil || !served(p) {
+		return fmt.Errorf("%w: the cluster uses %s; cqlstore serves clusters of Murmur3Partitioner, RandomPartitioner and ByteOrderedPartitioner", ErrPartitioner, name)
 	}
 	if e.opts.Partitioner != nil && e.opts.Partitioner.Name() != p.Name() {
 		return fmt.Errorf("%w: the cluster uses %s, not %s", ErrPartitioner, p.Name(), e.opts.Partitioner.Name())
@@ -185,9 +185,19 @@ func (e *Engine) refreshLoop() {
 // Partitioner implements store.Engine.
 func (e *Engine) Partitioner() partition.Partitioner { return e.part }
 
+// served reports a partitioner whose clusters the engine serves:
+// OrderPreservingPartitioner, deprecated since Cassandra 1.2, is not.
+func served(p partition.Partitioner) bool {
+	switch p.(type) {
+	case partition.Murmur3Partitioner, partition.RandomPartitioner, partition.ByteOrderedPartitioner:
+		return true
+	}
+	return false
+}
+
 // Capabilities implements store.Engine: see the package documentation.
 func (e *Engine) Capabilities() store.Capabilities {
-	return store.Capabilities{}
+	return store.Capabilities{OrderedPartitioners: e.part.Ordered()}
 }
 
 // Catalog implements store.Engine.

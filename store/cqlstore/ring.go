@@ -1,23 +1,23 @@
 package cqlstore
 
 import (
-	"cmp"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/thriftbridge/thriftbridge/store"
+	"github.com/thriftbridge/thriftbridge/store/partition"
 )
 
 var _ store.RingSource = (*Engine)(nil)
 
 // ringToken is one token of the ring and the node that owns it.
 type ringToken struct {
-	value int64
+	value partition.Token
 	owner store.Node
 }
 
@@ -34,8 +34,8 @@ func (e *Engine) Ring(ctx context.Context) (*store.Ring, error) {
 	for i, t := range tokens {
 		prev := tokens[(i+len(tokens)-1)%len(tokens)]
 		r.Ranges[i] = store.TokenRange{
-			Start: strconv.FormatInt(prev.value, 10),
-			End:   strconv.FormatInt(t.value, 10),
+			Start: e.part.FormatToken(prev.value),
+			End:   e.part.FormatToken(t.value),
 			Owner: t.owner,
 		}
 	}
@@ -53,9 +53,9 @@ func (e *Engine) ringTokens() ([]ringToken, error) {
 	for _, h := range e.session.GetHosts() {
 		owner := store.Node{Address: h.ConnectAddress().String(), Datacenter: h.DataCenter(), Rack: h.Rack()}
 		for _, s := range h.Tokens() {
-			v, err := strconv.ParseInt(s, 10, 64)
+			v, err := e.part.ParseToken(s)
 			if err != nil {
-				return nil, fmt.Errorf("cqlstore: node %s has token %q, not a Murmur3 token: %w", owner.Address, s, err)
+				return nil, fmt.Errorf("cqlstore: node %s has token %q: %w", owner.Address, s, err)
 			}
 			tokens = append(tokens, ringToken{value: v, owner: owner})
 		}
@@ -63,6 +63,6 @@ func (e *Engine) ringTokens() ([]ringToken, error) {
 	if len(tokens) == 0 {
 		return nil, errors.New("cqlstore: the driver knows no token of the cluster's nodes")
 	}
-	slices.SortFunc(tokens, func(a, b ringToken) int { return cmp.Compare(a.value, b.value) })
+	slices.SortFunc(tokens, func(a, b ringToken) int { return bytes.Compare(a.value, b.value) })
 	return tokens, nil
 }

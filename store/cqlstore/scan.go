@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -30,38 +29,58 @@ func (e *Engine) Scan(ctx context.Context, t *store.Table, q *store.ScanQuery, o
 	tokenExpr := "token(" + strings.Join(ti.keyCols, ", ") + ")"
 	var cond []string
 	var args []any
+	// The key bounds: a row of the bound key's token is in the range by
+	// its key bytes.
 	var startKey, endKey []byte
-	var startTok, endTok int64
+	var startTok, endTok []byte // in their CQL form
+	bound := func(op string, t partition.Token) ([]byte, error) {
+		c, err := partition.CQLToken(e.part, t)
+		if err != nil {
+			return nil, fmt.Errorf("cqlstore: scan: %w", err)
+		}
+		cond = append(cond, tokenExpr+" "+op+" ?")
+		args = append(args, raw(c))
+		return c, nil
+	}
+	var err error
 	switch q.Start.Kind {
 	case store.BoundKey:
 		startKey = q.Start.Key
-		startTok = e.longToken(e.part.Token(startKey))
-		cond = append(cond, tokenExpr+" >= ?")
-		args = append(args, startTok)
+		startTok, err = bound(">=", e.part.Token(startKey))
 	case store.BoundToken:
 		if len(q.Start.Token) > 0 {
-			cond = append(cond, tokenExpr+" > ?")
-			args = append(args, e.longToken(q.Start.Token))
+			_, err = bound(">", q.Start.Token)
 		}
+	}
+	if err != nil {
+		return err
 	}
 	switch q.End.Kind {
 	case store.BoundKey:
 		endKey = q.End.Key
-		endTok = e.longToken(e.part.Token(endKey))
-		cond = append(cond, tokenExpr+" <= ?")
-		args = append(args, endTok)
+		endTok, err = bound("<=", e.part.Token(endKey))
 	case store.BoundToken:
 		if len(q.End.Token) > 0 {
-			cond = append(cond, tokenExpr+" <= ?")
-			args = append(args, e.longToken(q.End.Token))
+			_, err = bound("<=", q.End.Token)
 		}
+	}
+	if err != nil {
+		return err
+	}
+	// before and after report a row of the start key's token listed before
+	// the start key, and one of the end key's token after the end key.
+	before := func(tok, key []byte) bool {
+		return startKey != nil && bytes.Equal(tok, startTok) && bytes.Compare(key, startKey) < 0
+	}
+	after := func(tok, key []byte) bool {
+		return endKey != nil && bytes.Equal(tok, endTok) && bytes.Compare(key, endKey) > 0
 	}
 	where := ""
 	if len(cond) > 0 {
 		where = " WHERE " + strings.Join(cond, " AND ")
 	}
 	if wholeRows(ti, q) {
-		return e.scanWholeRows(ctx, ti, q, tokenExpr+", "+strings.Join(ti.keyCols, ", "), where, args, startKey, startTok, endKey, endTok, out, visit)
+		return e.scanWholeRows(ctx, ti, q, tokenExpr+", "+strings.Join(ti.keyCols, ", "), where, args, before, after, out, visit)
 	}
 	stmt := "SELECT DISTINCT " + strings.Join(ti.keyCols, ", ") + ", " + tokenExpr + " FROM " + ti.qname + where
 	budget := q.PageCells
@@ -72,11 +91,11 @@ func (e *Engine) Scan(ctx context.Context, t *store.Table, q *store.ScanQuery, o
 	for i := range keyParts {
 		dest = append(dest, &keyParts[i])
 	}
-	var tok int64
+	var tok rawDest
 	dest = append(dest, &tok)
 	type found struct {
-		key []byte
-		tok int64
+		key           []byte
+		before, after bool
 	}
 	keysPage := scanPage
 	if q.Rows > 0 && len(q.Filter) == 0 {
@@ -92,7 +111,8 @@ func (e *Engine) Scan(ctx context.Context, t *store.Table, q *store.ScanQuery, o
 			for i := range keyParts {
 				parts[i] = keyParts[i].b
 			}
-			keys = append(keys, found{append([]byte(nil), join(ti.keyType, parts)...), tok})
+			key := append([]byte(nil), join(ti.keyType, parts)...)
+			keys = append(keys, found{key, before(tok.b, key), after(tok.b, key)})
 		}
 		state = iter.PageState()
 		if err := iter.Close(); err != nil {
@@ -104,10 +124,10 @@ func (e *Engine) Scan(ctx context.Context, t *store.Table, q *store.ScanQuery, o
 			var sel [][]byte
 			ended := false
 			for _, k := range keys {
-				if startKey != nil && k.tok == startTok && bytes.Compare(k.key, startKey) < 0 {
+				if k.before {
 					continue
 				}
-				if endKey != nil && k.tok == endTok && bytes.Compare(k.key, endKey) > 0 {
+				if k.after {
 					ended = true
 					break
 				}
@@ -120,10 +140,10 @@ func (e *Engine) Scan(ctx context.Context, t *store.Table, q *store.ScanQuery, o
 			continue
 		}
 		for _, k := range keys {
-			if startKey != nil && k.tok == startTok && bytes.Compare(k.key, startKey) < 0 {
+			if k.before {
 				continue
 			}
-			if endKey != nil && k.tok == endTok && bytes.Compare(k.key, endKey) > 0 {
+			if k.after {
 				return nil
 			}
 			if len(q.Filter) > 0 {
@@ -204,12 +224,12 @@ func wholeRows(ti *tableInfo, q *store.ScanQuery) bool {
 // gives a partition. A partition of no live cell is not visited, as with
 // SELECT DISTINCT (RangeGhosts false).
 func (e *Engine) scanWholeRows(ctx context.Context, ti *tableInfo, q *store.ScanQuery, keySel, where string, args []any,
-	startKey []byte, startTok int64, endKey []byte, endTok int64, out *store.SliceResult, visit func(key []byte) (bool, error)) error {
+	before, after func(tok, key []byte) bool, out *store.SliceResult, visit func(key []byte) (bool, error)) error {
 	stmt := "SELECT " + keySel + ", " + e.selectCols(ti) + " FROM " + ti.qname + where + " PER PARTITION LIMIT ?"
 	args = append(args, q.Slice.Count)
 	row := newRowScanner(ti)
 	keyParts := make([]rawDest, len(ti.keyCols))
-	var tok int64
+	var tok rawDest
 	dest := []any{&tok}
 	for i := range keyParts {
 		dest = append(dest, &keyParts[i])
@@ -244,10 +264,7 @@ func (e *Engine) scanWholeRows(ctx context.Context, ti *tableInfo, q *store.Scan
 				}
 				started = true
 				cur = append([]byte(nil), key...)
-				curIn = !(startKey != nil && tok == startTok && bytes.Compare(cur, startKey) < 0)
-				if endKey != nil && tok == endTok && bytes.Compare(cur, endKey) > 0 {
-					curIn = false
-				}
+				curIn = !before(tok.b, cur) && !after(tok.b, cur)
 			}
 			if curIn {
 				appendCell(out, &out.Cells, row, row.clust[0].b, now)
@@ -322,13 +339,4 @@ func (e *Engine) visitWindows(ctx context.Context, t *store.Table, sq *store.Sli
 		keys = keys[n:]
 	}
 	return true, nil
-}
-
-// longToken is a Murmur3 token as CQL's token() returns it.
-func (e *Engine) longToken(t partition.Token) int64 {
-	v, err := strconv.ParseInt(e.part.FormatToken(t), 10, 64)
-	if err != nil {
-		panic(fmt.Sprintf("cqlstore: token %x: %v", []byte(t), err))
-	}
-	return v
 }

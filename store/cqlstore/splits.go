@@ -1,13 +1,15 @@
 package cqlstore
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 
 	"github.com/thriftbridge/thriftbridge/store"
+	"github.com/thriftbridge/thriftbridge/store/partition"
 )
 
 var _ store.SplitSource = (*Engine)(nil)
@@ -16,40 +18,59 @@ var _ store.SplitSource = (*Engine)(nil)
 // per split asked: a split then holds more rows than asked.
 const maxSplits = 1 << 16
 
-// ringSize is the number of Murmur3 tokens.
+// ringSize is the number of ring positions (ringPosition).
 const ringSize float64 = 1 << 64
 
 // Splits implements store.SplitSource from the cluster's size estimates
 // (system.size_estimates: each node's estimate of the partitions of its
 // primary ranges, refreshed every few minutes from its SSTables). Each
 // node is asked for its own estimates; rows are assumed spread evenly
-// over the tokens of an estimated range, as Murmur3 spreads them. A
-// table no node has estimates for yet (data only in memtables) is one
-// split of 0 rows, as Cassandra 3.11 cuts a range it has no sample of.
+// over the ring positions of an estimated range (ringPosition), as
+// Murmur3Partitioner and RandomPartitioner spread them and as keys under
+// ByteOrderedPartitioner seldom are. A table no node has estimates for
+// yet (data only in memtables) is one split of 0 rows, as Cassandra 3.11
+// cuts a range it has no sample of.
 func (e *Engine) Splits(ctx context.Context, t *store.Table, start, end string, rowsPerSplit int) ([]store.Split, error) {
-	s, err := strconv.ParseInt(start, 10, 64)
-	if err != nil {
-		return nil, fmt.Errorf("cqlstore: splits: start token %q: %w", start, err)
-	}
-	if _, err := strconv.ParseInt(end, 10, 64); err != nil {
-		return nil, fmt.Errorf("cqlstore: splits: end token %q: %w", end, err)
+	for _, tok := range []string{start, end} {
+		if _, err := e.part.ParseToken(tok); err != nil {
+			return nil, fmt.Errorf("cqlstore: splits: %w", err)
+		}
 	}
 	estimates, err := e.sizeEstimates(ctx, e.opts.KeyspacePrefix+t.Def.Keyspace, t.Def.Name)
 	if err != nil {
 		return nil, err
 	}
-	length := offset(s, mustToken(end))
-	if length == 0 {
-		length = math.MaxUint64 // the whole ring from start
-	}
-	cuts := cutRange(s, length, estimates, rowsPerSplit)
-	cuts[len(cuts)-1].End = end
-	return cuts, nil
+	return e.cutTokens(start, end, estimates, rowsPerSplit), nil
 }
 
-// rangeEstimate is a node's estimate of the partitions in (start, end].
+// cutTokens cuts the range (start, end] of valid tokens (the whole ring
+// when they are equal) into splits of about rowsPerSplit rows of the
+// estimates; the first split starts at start and the last ends at end,
+// exactly as the caller wrote them.
+func (e *Engine) cutTokens(start, end string, estimates []rangeEstimate, rowsPerSplit int) []store.Split {
+	startTok, _ := e.part.ParseToken(start)
+	endTok, _ := e.part.ParseToken(end)
+	from := e.ringPosition(startTok)
+	length := offset(from, e.ringPosition(endTok))
+	if length == 0 {
+		if bytes.Compare(startTok, endTok) < 0 {
+			length = 1 // two tokens of one position: no cut between them
+		} else {
+			length = math.MaxUint64 // the whole ring from start
+		}
+	}
+	cuts := cutRange(from, length, estimates, rowsPerSplit, func(off uint64) string {
+		return e.part.FormatToken(e.tokenAt(from + off))
+	})
+	cuts[0].Start = start
+	cuts[len(cuts)-1].End = end
+	return cuts
+}
+
+// rangeEstimate is a node's estimate of the partitions in (start, end],
+// ring positions.
 type rangeEstimate struct {
-	start, end int64
+	start, end uint64
 	partitions int64
 }
 
@@ -65,12 +86,12 @@ func (e *Engine) sizeEstimates(ctx context.Context, keyspace, table string) ([]r
 		var rs, re string
 		var n int64
 		for iter.Scan(&rs, &re, &n) {
-			a, err1 := strconv.ParseInt(rs, 10, 64)
-			b, err2 := strconv.ParseInt(re, 10, 64)
+			a, err1 := e.part.ParseToken(rs)
+			b, err2 := e.part.ParseToken(re)
 			if err1 != nil || err2 != nil || n <= 0 {
 				continue
 			}
-			out = append(out, rangeEstimate{start: a, end: b, partitions: n})
+			out = append(out, rangeEstimate{start: e.ringPosition(a), end: e.ringPosition(b), partitions: n})
 		}
 		if err := iter.Close(); err != nil {
 			return nil, wrapErr("read the size estimates of "+keyspace+"."+table+" on "+h.ConnectAddress().String(), err)
@@ -79,14 +100,48 @@ func (e *Engine) sizeEstimates(ctx context.Context, keyspace, table string) ([]r
 	return out, nil
 }
 
+// ringPosition maps a token onto 2**64 positions of the ring, in token
+// order, where estimates are cut: a Murmur3 token is its own position
+// (the minimum 0), a RandomPartitioner token its top 64 of 128 bits (2**127
+// wraps to 0, next to the minimum), a ByteOrderedPartitioner token its
+// first 8 bytes. Positions are exact for Murmur3; otherwise tokens of one
+// position are not told apart, and tokenAt(p) is the smallest token of
+// position p, so tokenAt(p+1) sorts after every token of position p.
+func (e *Engine) ringPosition(t partition.Token) uint64 {
+	switch e.part.(type) {
+	case partition.RandomPartitioner:
+		if len(t) != 16 {
+			return 0
+		}
+		return binary.BigEndian.Uint64(t[:8])<<1 | binary.BigEndian.Uint64(t[8:])>>63
+	default: // Murmur3Partitioner (8 bytes, the value with its sign bit flipped), ByteOrderedPartitioner
+		var b [8]byte
+		copy(b[:], t)
+		return binary.BigEndian.Uint64(b[:])
+	}
+}
+
+// tokenAt is the smallest token of a ring position (ringPosition).
+func (e *Engine) tokenAt(pos uint64) partition.Token {
+	switch e.part.(type) {
+	case partition.RandomPartitioner:
+		t := binary.BigEndian.AppendUint64(make(partition.Token, 0, 16), pos>>1)
+		return binary.BigEndian.AppendUint64(t, pos<<63)
+	case partition.ByteOrderedPartitioner:
+		// Without trailing zero bytes: a key that ends there sorts
+		// before the same key with zeros after it.
+		t := binary.BigEndian.AppendUint64(make(partition.Token, 0, 8), pos)
+		return bytes.TrimRight(t, "\x00")
+	}
+	if pos == 0 {
+		return partition.Token{} // Murmur3's minimum
+	}
+	return binary.BigEndian.AppendUint64(make(partition.Token, 0, 8), pos)
+}
+
 // offset is the distance from token a to token b going up the ring (0
 // when they are equal).
-func offset(a, b int64) uint64 { return uint64(b) - uint64(a) }
-
-func mustToken(s string) int64 {
-	v, _ := strconv.ParseInt(s, 10, 64)
-	return v
-}
+func offset(a, b uint64) uint64 { return b - a }
 
 // piece is a stretch (lo, hi] of offsets from the range's start and the
 // estimated rows in it.
@@ -95,9 +150,10 @@ type piece struct {
 	rows   float64
 }
 
-// cutRange cuts the length tokens after start into splits of about
-// rowsPerSplit estimated rows.
-func cutRange(start int64, length uint64, estimates []rangeEstimate, rowsPerSplit int) []store.Split {
+// cutRange cuts the length ring positions after start into splits of
+// about rowsPerSplit estimated rows; token names the position off after
+// start.
+func cutRange(start, length uint64, estimates []rangeEstimate, rowsPerSplit int, token func(off uint64) string) []store.Split {
 	var pieces []piece
 	var total float64
 	for _, est := range estimates {
@@ -135,7 +191,6 @@ func cutRange(start int64, length uint64, estimates []rangeEstimate, rowsPerSpli
 		return 0
 	})
 	target := max(float64(rowsPerSplit), total/maxSplits, 1)
-	token := func(off uint64) string { return strconv.FormatInt(int64(uint64(start)+off), 10) }
 	var splits []store.Split
 	var left uint64
 	var acc float64

@@ -16,26 +16,34 @@ func TestCutRange(t *testing.T) {
 	for _, c := range []struct {
 		name         string
 		start, end   int64
-		estimates    []rangeEstimate
+		estimates    []murmur3Estimate
 		rowsPerSplit int
 		splits       int   // how many splits
 		rows         int64 // rows in all
 		slack        int64 // how far a split (the last aside) may be from rowsPerSplit
 	}{
-		{"the whole ring, one estimate", 0, 0, []rangeEstimate{{0, 0, 1000}}, 100, 10, 1000, 1},
+		{"the whole ring, one estimate", 0, 0, []murmur3Estimate{{0, 0, 1000}}, 100, 10, 1000, 1},
 		{"two vnodes of different densities", minToken, minToken,
-			[]rangeEstimate{{minToken, 0, 100}, {0, maxToken, 900}}, 100, 10, 1000, 1},
-		{"an estimate wrapping past the range's start", 0, 0, []rangeEstimate{{4e18, -4e18, 500}}, 100, 5, 500, 1},
-		{"part of an estimated range", -1e18, 1e18, []rangeEstimate{{minToken, maxToken, 2000}}, 100, 2, 217, 1},
+			[]murmur3Estimate{{minToken, 0, 100}, {0, maxToken, 900}}, 100, 10, 1000, 1},
+		{"an estimate wrapping past the range's start", 0, 0, []murmur3Estimate{{4e18, -4e18, 500}}, 100, 5, 500, 1},
+		{"part of an estimated range", -1e18, 1e18, []murmur3Estimate{{minToken, maxToken, 2000}}, 100, 2, 217, 1},
 		{"no estimate", 10, 20, nil, 100, 1, 0, 0},
-		{"more splits than the cap", 0, 0, []rangeEstimate{{0, 0, 1e9}}, 1, maxSplits, 1e9, 15259},
+		{"more splits than the cap", 0, 0, []murmur3Estimate{{0, 0, 1e9}}, 1, maxSplits, 1e9, 15259},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			length := offset(c.start, c.end)
+			// Murmur3 tokens: a token's ring position is its value with
+			// the sign bit flipped.
+			pos := func(v int64) uint64 { return uint64(v) ^ 1<<63 }
+			token := func(off uint64) string { return strconv.FormatInt(int64((pos(c.start)+off)^1<<63), 10) }
+			var estimates []rangeEstimate
+			for _, est := range c.estimates {
+				estimates = append(estimates, rangeEstimate{pos(est.start), pos(est.end), est.partitions})
+			}
+			length := offset(pos(c.start), pos(c.end))
 			if length == 0 {
 				length = math.MaxUint64
 			}
-			splits := cutRange(c.start, length, c.estimates, c.rowsPerSplit)
+			splits := cutRange(pos(c.start), length, estimates, c.rowsPerSplit, token)
 			if len(splits) != c.splits {
 				t.Errorf("%d splits, want %d: %v", len(splits), c.splits, head(splits))
 			}
@@ -60,6 +68,12 @@ func TestCutRange(t *testing.T) {
 			}
 		})
 	}
+}
+
+// murmur3Estimate is a rangeEstimate in Murmur3 tokens.
+type murmur3Estimate struct {
+	start, end int64
+	partitions int64
 }
 
 func abs(n int64) int64 {
