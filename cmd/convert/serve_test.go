@@ -490,6 +490,9 @@ func writeThrough(ctx context.Context, t *testing.T, client *cassandra.Cassandra
 				t.Errorf("%s: column %s holds %x at %d (TTL %v) after batch_mutate of %x at %d without TTL", family, col, []byte(v), wt, ttlNull, value, ts+2)
 			}
 		}
+		if !counter && super == nil && shape.Shape == string(supercol.ShapeStatic) {
+			casThrough(ctx, t, client, admin, f, shape, table, first, family)
+		}
 		if counter || (shape.Shape == string(supercol.ShapeCompact)) || shape.Mixed {
 			continue
 		}
@@ -501,6 +504,89 @@ func writeThrough(ctx context.Context, t *testing.T, client *cassandra.Cassandra
 		err := client.Insert(ctx, first.Key, parent, &cassandra.Column{Name: stray, Value: value, Timestamp: &ts}, cassandra.ConsistencyLevel_ONE)
 		if ire, ok := err.(*cassandra.InvalidRequestException); !ok || !strings.Contains(ire.Why, "no column for it") {
 			t.Errorf("%s (%s): insert of name %x the table has no column for: %v; want InvalidRequestException", family, shape.Shape, stray, err)
+		}
+	}
+}
+
+// casThrough makes conditional writes (Thrift cas) through thriftd to a
+// row of a family converted to a static table, after writeThrough wrote
+// its first column again, and reads the outcome back with CQL: a cas
+// expecting another value fails and reports the current one; a cas
+// expecting the current value applies even to another column of the row
+// (an expected named column need not be among the updates, unlike on a
+// compact table); a cas on the row emptied by a row deletion applies
+// once, the next one fails.
+func casThrough(ctx context.Context, t *testing.T, client *cassandra.CassandraClient, admin *gocql.Session, f *supercol.Family, sh storedShape, table string, row *cassandra.KeySlice, family string) {
+	t.Helper()
+	cl := cassandra.ConsistencyLevel_ONE
+	serial := cassandra.ConsistencyLevel_SERIAL
+	isNamed := func(name []byte) bool {
+		for _, c := range sh.Columns {
+			if c.Legacy != nil && nameTypeOf(f).Compare(c.Legacy, name) == 0 {
+				return true
+			}
+		}
+		return false
+	}
+	var cols []*cassandra.Column
+	for _, c := range row.Columns {
+		if c.Column != nil && isNamed(c.Column.Name) {
+			cols = append(cols, c.Column)
+		}
+	}
+	if len(cols) == 0 {
+		return
+	}
+	first := cols[0]
+	value := first.Value
+	if value == nil {
+		value = []byte{}
+	}
+	// Thrift requires a timestamp of each update; the write takes the
+	// transaction's.
+	ts := time.Now().UnixMicro()
+	if len(value) > 0 {
+		// Another value of the same length, which the validator takes.
+		wrong := append([]byte{}, value...)
+		wrong[len(wrong)-1] ^= 1
+		res, err := client.Cas(ctx, row.Key, family, []*cassandra.Column{{Name: first.Name, Value: wrong}}, []*cassandra.Column{{Name: first.Name, Value: value, Timestamp: &ts}}, serial, cl)
+		if err != nil {
+			t.Fatalf("%s (%s): cas through thriftd over Cassandra 5.0: %v", family, sh.Shape, thriftError(err))
+		}
+		if res.Success || len(res.CurrentValues) != 1 || string(res.CurrentValues[0].Value) != string(value) {
+			t.Errorf("%s: cas expecting %x of %x, which holds %x: success %v, current %v", family, wrong, first.Name, value, res.Success, res.CurrentValues)
+		}
+	}
+	if len(cols) > 1 {
+		other := cols[1]
+		res, err := client.Cas(ctx, row.Key, family, []*cassandra.Column{{Name: first.Name, Value: value}}, []*cassandra.Column{{Name: other.Name, Value: other.Value, Timestamp: &ts}}, serial, cl)
+		if err != nil {
+			t.Fatalf("%s: cas expecting %x, writing %x: %v", family, first.Name, other.Name, thriftError(err))
+		}
+		if !res.Success {
+			t.Errorf("%s: cas expecting the value %x holds, writing another column: not applied, current %v", family, first.Name, res.CurrentValues)
+		}
+		col, where, args := cqlAddress(t, f, sh, row.Key, nil, other.Name)
+		var wt int64
+		if err := admin.Query("SELECT writetime("+col+") FROM "+table+where, args...).Consistency(gocql.Serial).ScanContext(ctx, &wt); err != nil {
+			t.Fatalf("%s: read the cas write back with CQL: %v", family, err)
+		}
+		if other.Timestamp != nil && wt <= *other.Timestamp {
+			t.Errorf("%s: column %s keeps its writetime %d after a cas wrote it (was %d)", family, col, wt, *other.Timestamp)
+		}
+	}
+	t.Logf("%s (%s, mixed %v): cas through thriftd on %d named columns of a row", family, sh.Shape, sh.Mixed, min(len(cols), 2))
+	// The row deleted, an empty expected list finds it empty once.
+	if err := client.Remove(ctx, row.Key, &cassandra.ColumnPath{ColumnFamily: family}, time.Now().UnixMicro(), cl); err != nil {
+		t.Fatalf("%s: remove the row: %v", family, thriftError(err))
+	}
+	for i, want := range []bool{true, false} {
+		res, err := client.Cas(ctx, row.Key, family, nil, []*cassandra.Column{{Name: first.Name, Value: value, Timestamp: &ts}}, serial, cl)
+		if err != nil {
+			t.Fatalf("%s: cas %d on the emptied row: %v", family, i, thriftError(err))
+		}
+		if res.Success != want {
+			t.Errorf("%s: cas %d expecting an empty row: success %v, want %v (current %v)", family, i, res.Success, want, res.CurrentValues)
 		}
 	}
 }

@@ -12,9 +12,9 @@ import (
 )
 
 // ErrUnsupportedCondition is wrapped by ApplyIf's error for a condition
-// with operations that a lightweight transaction cannot express: one on a
-// column the mutation does not write, or RowEmpty (see the package
-// documentation).
+// with operations that a lightweight transaction cannot express: on a
+// compact table, or the compact part of a mixed one, a column the
+// mutation does not write (see the package documentation).
 var ErrUnsupportedCondition = fmt.Errorf("%w: condition", ErrUnsupported)
 
 // ApplyIf implements store.Engine with a lightweight transaction.
@@ -37,7 +37,7 @@ func (e *Engine) ApplyIf(ctx context.Context, m *store.RowMutation, cond *store.
 	}
 	ti := info(t)
 	if ti.conv != nil {
-		return false, convertedConditionError(t)
+		return e.applyIfConverted(ctx, m, cond, current)
 	}
 	// Writers of one row in this instance take turns: Paxos rounds that
 	// contend for a partition retry and may time out, so the engine does
@@ -106,6 +106,16 @@ func (e *Engine) ApplyIf(ctx context.Context, m *store.RowMutation, cond *store.
 		s.args = append(s.args, condArgs[i]...)
 		ss = append(ss, s)
 	}
+	applied, err := e.execCAS(ctx, ss)
+	if err != nil {
+		return false, err
+	}
+	return e.casOutcome(ctx, m, cond, current, applied)
+}
+
+// execCAS runs the statements of a conditional write, one or a logged
+// batch of several, as one lightweight transaction.
+func (e *Engine) execCAS(ctx context.Context, ss []stmt) (bool, error) {
 	var applied bool
 	var err error
 	serial, commit := e.lwtConsistency(ctx)
@@ -127,8 +137,16 @@ func (e *Engine) ApplyIf(ctx context.Context, m *store.RowMutation, cond *store.
 	if err != nil && !errors.Is(err, gocql.ErrNotFound) {
 		return false, wrapErr("conditional write", err)
 	}
+	return applied, nil
+}
+
+// casOutcome reports a conditional write's outcome with the row's
+// current state: the expected values when it applied, a read of the
+// expected columns (SERIAL, so that it sees the transaction that won)
+// when it did not.
+func (e *Engine) casOutcome(ctx context.Context, m *store.RowMutation, cond *store.Condition, current *store.SliceResult, applied bool) (bool, error) {
+	t := m.Table
 	if applied {
-		// The expected columns held the expected values.
 		for _, ec := range cond.Columns {
 			if !ec.Absent {
 				current.Cells = append(current.Cells, store.Cell{Name: current.Keep(ec.Name), Value: current.Keep(nonNil(ec.Value))})

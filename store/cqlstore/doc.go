@@ -32,8 +32,13 @@
 // of a mixed table for the others). Its rows are read whole and sliced by
 // the engine; named columns are written with UPDATE ... SET col and
 // deleted with DELETE col; a name the table has no column for is refused
-// with a *store.CQLRefusedError, never dropped; conditional writes are
-// refused. RecordKeyspace is the encoder of the catalog rows, which
+// with a *store.CQLRefusedError, never dropped. Conditional writes on a
+// static table (conditions apply to Standard families only) put their
+// conditions on named columns on the first statement of the transaction,
+// since every statement addresses the partition's one row (pure) or its
+// static columns (mixed): an expected named column need not be among the
+// updates, and RowEmpty requires every named column null
+// (shape_cond.go). RecordKeyspace is the encoder of the catalog rows, which
 // convert uses to record a converted keyspace.
 //
 // # Schema and catalog
@@ -84,7 +89,8 @@
 // ApplyIf is a lightweight transaction. CQL forbids USING TIMESTAMP with
 // IF, so an applied write takes the transaction's timestamp, as Cassandra's
 // own Thrift cas did; an IF clause checks only the CQL row its statement
-// writes, so each expected column must be a cell the mutation puts (UPDATE
+// writes, so on a compact table (or the compact part of a mixed one) each
+// expected column must be a cell the mutation puts (UPDATE
 // ... IF value = v, or = null for Absent) or deletes, and others are
 // refused with ErrUnsupportedCondition, a *store.CQLRefusedError
 // (Capabilities.FreeConditions false). RowEmpty with operations is a

@@ -61,7 +61,7 @@ func convertedOp(ti *tableInfo, key []byte, op *store.Op) ([]stmt, error) {
 		if !named {
 			return compact() // the compact part of a mixed table
 		}
-		return []stmt{namedStatement(ti, &ct.named[i], pl.Key, op)}, nil
+		return []stmt{namedStatement(ti, &ct.named[i], pl.Key, op, true)}, nil
 	case store.OpDeleteRange:
 		if ti.superType != nil || (len(op.Start) == 0 && len(op.Finish) == 0) {
 			return compact()
@@ -96,25 +96,33 @@ func convertedOp(ti *tableInfo, key []byte, op *store.Op) ([]stmt, error) {
 
 // namedStatement writes or deletes one named column; pk holds the values
 // of the primary key columns that address it (the partition key, and the
-// super column name in a pivot table).
-func namedStatement(ti *tableInfo, n *namedCol, pk [][]byte, op *store.Op) stmt {
+// super column name in a pivot table). withTS: at the operation's
+// timestamp; a statement of a lightweight transaction has none.
+func namedStatement(ti *tableInfo, n *namedCol, pk [][]byte, op *store.Op, withTS bool) stmt {
 	var w where
 	cols := append(append([]string{}, ti.keyCols...), superColNames(ti)...)
 	for i, v := range pk {
 		w.eq(cols[i], v)
 	}
+	var u string
+	var args []any
+	if withTS {
+		u, args = usingTimestamp(ti, op.Timestamp)
+	}
 	switch op.Kind {
 	case store.OpPut:
-		u, args := usingTimestamp(ti, op.Timestamp)
 		if op.TTL > 0 {
-			u += " AND TTL ?"
+			if u == "" {
+				u = " USING TTL ?"
+			} else {
+				u += " AND TTL ?"
+			}
 			args = append(args, op.TTL)
 		}
 		return stmt{"UPDATE " + ti.qname + u + " SET " + n.col + " = ?" + w.sb.String(), append(append(args, raw(op.Value)), w.args...)}
 	case store.OpCounterAdd:
 		return stmt{"UPDATE " + ti.qname + " SET " + n.col + " = " + n.col + " + ?" + w.sb.String(), append([]any{op.Delta}, w.args...)}
 	default: // OpDeleteCell, OpCounterDelete
-		u, args := usingTimestamp(ti, op.Timestamp)
 		return stmt{"DELETE " + n.col + " FROM " + ti.qname + u + w.sb.String(), append(args, w.args...)}
 	}
 }
@@ -136,10 +144,4 @@ func usingTimestamp(ti *tableInfo, ts int64) (string, []any) {
 		return "", nil
 	}
 	return " USING TIMESTAMP ?", []any{ts}
-}
-
-// convertedConditionError refuses a conditional write to a pivot or static
-// table: its IF clauses are written for the compact table's value column.
-func convertedConditionError(t *store.Table) error {
-	return &store.CQLRefusedError{Message: fmt.Sprintf("column family %s: conditional writes (cas) are served on compact tables only; this family was converted to the %s shape", t.Def.Name, info(t).conv.shape)}
 }
