@@ -113,6 +113,7 @@ func TestConvertThenServe(t *testing.T) {
 						}
 					}
 					writeThrough(ctx, t, served, admin, m, meta, prefix+m.Keyspace.Name, want)
+					updateThrough(ctx, t, served, m)
 				})
 			}
 			// A script (convert data --to file:), applied statement by
@@ -493,18 +494,18 @@ func writeThrough(ctx context.Context, t *testing.T, client *cassandra.Cassandra
 		if !counter && super == nil && shape.Shape == string(supercol.ShapeStatic) {
 			casThrough(ctx, t, client, admin, f, shape, table, first, family)
 		}
-		if counter || (shape.Shape == string(supercol.ShapeCompact)) || shape.Mixed {
+		if counter || (shape.Shape == string(supercol.ShapeCompact)) {
 			continue
 		}
-		// A name the table has no column for is refused, not dropped.
-		stray := strayName(f, shape)
-		if stray == nil {
-			continue
+		// A name the table has no column for is refused, not dropped,
+		// until the family declares it.
+		if stray := strayName(f, shape); stray != nil && !shape.Mixed {
+			err := client.Insert(ctx, first.Key, parent, &cassandra.Column{Name: stray, Value: value, Timestamp: &ts}, cassandra.ConsistencyLevel_ONE)
+			if ire, ok := err.(*cassandra.InvalidRequestException); !ok || !strings.Contains(ire.Why, "no column for it") {
+				t.Errorf("%s (%s): insert of name %x the table has no column for: %v; want InvalidRequestException", family, shape.Shape, stray, err)
+			}
 		}
-		err := client.Insert(ctx, first.Key, parent, &cassandra.Column{Name: stray, Value: value, Timestamp: &ts}, cassandra.ConsistencyLevel_ONE)
-		if ire, ok := err.(*cassandra.InvalidRequestException); !ok || !strings.Contains(ire.Why, "no column for it") {
-			t.Errorf("%s (%s): insert of name %x the table has no column for: %v; want InvalidRequestException", family, shape.Shape, stray, err)
-		}
+		declareThrough(ctx, t, client, admin, f, shape, meta, cqlKeyspace, table, first.Key, super, family)
 	}
 }
 
@@ -587,6 +588,86 @@ func casThrough(ctx context.Context, t *testing.T, client *cassandra.CassandraCl
 		}
 		if res.Success != want {
 			t.Errorf("%s: cas %d expecting an empty row: success %v, want %v (current %v)", family, i, res.Success, want, res.CurrentValues)
+		}
+	}
+}
+
+// declareThrough declares a new column of a family converted to a pivot
+// or static table with system_update_column_family through thriftd: a
+// table without a compact part gains a typed column for it, which a write
+// through thriftd fills and CQL reads back; a mixed table, whose compact
+// part may hold cells of that name, refuses it.
+func declareThrough(ctx context.Context, t *testing.T, client *cassandra.CassandraClient, admin *gocql.Session, f *supercol.Family, sh storedShape, meta, cqlKeyspace, table string, key, super []byte, family string) {
+	t.Helper()
+	name := strayName(f, sh)
+	if name == nil {
+		return
+	}
+	ks, err := client.DescribeKeyspace(ctx, f.Keyspace)
+	if err != nil {
+		t.Fatalf("describe_keyspace: %v", thriftError(err))
+	}
+	var cf *cassandra.CfDef
+	for _, d := range ks.CfDefs {
+		if d.Name == family {
+			cf = d
+		}
+	}
+	if cf == nil {
+		t.Fatalf("%s: not described", family)
+	}
+	cf.ColumnMetadata = append(cf.ColumnMetadata, &cassandra.ColumnDef{Name: name, ValidationClass: "BytesType"})
+	_, err = client.SystemUpdateColumnFamily(ctx, cf)
+	if sh.Mixed {
+		if ire, ok := err.(*cassandra.InvalidRequestException); !ok || !strings.Contains(ire.Why, "converted to a mixed static table") {
+			t.Errorf("%s (mixed): declaring column %x: %v; want InvalidRequestException", family, name, thriftError(err))
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("%s (%s): declaring column %x through thriftd: %v", family, sh.Shape, name, thriftError(err))
+	}
+	ts := time.Now().UnixMicro()
+	parent := &cassandra.ColumnParent{ColumnFamily: family, SuperColumn: super}
+	if err := client.Insert(ctx, key, parent, &cassandra.Column{Name: name, Value: []byte("declared"), Timestamp: &ts}, cassandra.ConsistencyLevel_ONE); err != nil {
+		t.Fatalf("%s (%s): insert into the declared column %x: %v", family, sh.Shape, name, thriftError(err))
+	}
+	now := familyShape(ctx, t, admin, meta, cqlKeyspace, family)
+	col, where, args := cqlAddress(t, f, now, key, super, name)
+	var v cqlBytes
+	if err := admin.Query("SELECT "+col+" FROM "+table+where, args...).Consistency(gocql.One).ScanContext(ctx, &v); err != nil {
+		t.Fatalf("%s: read the declared column %s back with CQL: %v", family, col, err)
+	}
+	if string(v) != "declared" {
+		t.Errorf("%s: the declared column %s holds %q, want %q", family, col, []byte(v), "declared")
+	}
+	t.Logf("%s (%s): declared column %s added through thriftd and written", family, sh.Shape, col)
+}
+
+// updateThrough changes the comment of every family of the model with
+// system_update_column_family through thriftd, as applications that
+// declare their schema at start-up do, and reads it back with
+// describe_keyspace: a change of options keeps the converted table.
+func updateThrough(ctx context.Context, t *testing.T, client *cassandra.CassandraClient, m *fixtures.Model) {
+	t.Helper()
+	ks, err := client.DescribeKeyspace(ctx, m.Keyspace.Name)
+	if err != nil {
+		t.Fatalf("describe_keyspace %s: %v", m.Keyspace.Name, thriftError(err))
+	}
+	for _, cf := range ks.CfDefs {
+		comment := "updated through thriftd: " + cf.Name
+		cf.Comment = &comment
+		if _, err := client.SystemUpdateColumnFamily(ctx, cf); err != nil {
+			t.Errorf("%s: system_update_column_family of the comment: %v", cf.Name, thriftError(err))
+		}
+	}
+	again, err := client.DescribeKeyspace(ctx, m.Keyspace.Name)
+	if err != nil {
+		t.Fatalf("describe_keyspace %s: %v", m.Keyspace.Name, thriftError(err))
+	}
+	for _, cf := range again.CfDefs {
+		if cf.Comment == nil || *cf.Comment != "updated through thriftd: "+cf.Name {
+			t.Errorf("%s: comment %v after system_update_column_family", cf.Name, cf.Comment)
 		}
 	}
 }

@@ -64,7 +64,10 @@
 // blob accepts a new key validator), and refuses the rest. CQL cannot add
 // clustering columns nor, since Cassandra 4.0, change a column's type, so
 // every comparator or subcomparator change is refused with an
-// *store.IncompatibleChangeError (Capabilities.RetypeNames false).
+// *store.IncompatibleChangeError (Capabilities.RetypeNames false). A
+// converted table keeps its columns too, but may gain a typed column for
+// a newly declared name where no compact part can hold cells of that name
+// (shape_change.go).
 //
 // # Writes
 //

@@ -333,10 +333,11 @@ func (e *Engine) putTable(ctx context.Context, cks string, def *store.TableDef, 
 		cks, def.Name, d, s).ExecContext(ctx))
 }
 
-// UpdateTable implements store.Engine. The CQL table keeps its columns:
+// UpdateTable implements store.Engine. A compact table keeps its columns:
 // a change is accepted when the compact table of the new definition has
 // the same primary key (names, types, order) and a value column the old
-// one can hold; only the stored definition changes.
+// one can hold; only the stored definition changes. A converted table
+// may also gain declared columns (convertedChange).
 func (e *Engine) UpdateTable(ctx context.Context, def store.TableDef) error {
 	unlock, err := e.lockSchema(ctx)
 	if err != nil {
@@ -356,15 +357,28 @@ func (e *Engine) UpdateTable(ctx context.Context, def store.TableDef) error {
 		return err
 	}
 	cks := e.cqlKeyspace(def.Keyspace)
-	m, err := plan(cks, &def)
-	if err != nil {
-		return err
-	}
 	info := old.Backend.(*tableInfo)
-	if err := sameLayout(old, next, info.shape, shapeOf(m)); err != nil {
-		return err
+	sh := info.shape
+	if info.conv != nil {
+		var add []columnDoc
+		if sh, add, err = convertedChange(cks, &def, info.shape); err != nil {
+			return err
+		}
+		for _, c := range add {
+			if err := e.addColumn(ctx, cks, def.Name, info.qname, c); err != nil {
+				return err
+			}
+		}
+	} else {
+		m, err := plan(cks, &def)
+		if err != nil {
+			return err
+		}
+		if err := sameLayout(old, next, info.shape, shapeOf(m)); err != nil {
+			return err
+		}
 	}
-	if err := e.putTable(ctx, cks, &def, info.shape); err != nil {
+	if err := e.putTable(ctx, cks, &def, sh); err != nil {
 		return err
 	}
 	return e.Refresh(ctx)
@@ -424,6 +438,21 @@ func componentsOf(t marshal.Type) []marshal.Type {
 		return c.Components()
 	}
 	return []marshal.Type{t}
+}
+
+// addColumn adds a column to a table unless it has it already (an
+// update whose definition was not stored after its ALTER TABLE, tried
+// again): 3.11 has no ADD IF NOT EXISTS.
+func (e *Engine) addColumn(ctx context.Context, cks, table, qname string, c columnDoc) error {
+	var n int
+	if err := e.session.Query("SELECT COUNT(*) FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ? AND column_name = ?", cks, table, c.Name).
+		ScanContext(ctx, &n); err != nil {
+		return wrapErr("read the columns of "+qname, err)
+	}
+	if n > 0 {
+		return nil
+	}
+	return e.ddl(ctx, "ALTER TABLE "+qname+" ADD "+quote(c.Name)+" "+c.CQLType)
 }
 
 // DropTable implements store.Engine.

@@ -70,6 +70,26 @@ func legacyFamily(cqlKS string, def *store.TableDef) (*supercol.Family, error) {
 // made of the legacy names its named columns hold (the names a conversion
 // saw), and checks that the plan gives exactly the stored columns.
 func rebuildMapping(cqlKS string, def *store.TableDef, sh *shapeDoc) (*supercol.Mapping, error) {
+	m, err := planShape(cqlKS, def, sh)
+	if err != nil {
+		return nil, err
+	}
+	got := shapeOf(m)
+	if len(got.Columns) != len(sh.Columns) {
+		return nil, fmt.Errorf("cqlstore: family %s.%s: its %s table has %d columns; its definition gives %d", cqlKS, def.Name, sh.Shape, len(sh.Columns), len(got.Columns))
+	}
+	for i, c := range sh.Columns {
+		g := got.Columns[i]
+		if c.Name != g.Name || c.CQLType != g.CQLType || c.Kind != g.Kind || c.Descending != g.Descending || string(c.Legacy) != string(g.Legacy) {
+			return nil, fmt.Errorf("cqlstore: family %s.%s: column %s of its %s table (%s %s) is not what its definition gives (%s %s %s)", cqlKS, def.Name, c.Name, sh.Shape, c.CQLType, c.Kind, g.Name, g.CQLType, g.Kind)
+		}
+	}
+	return m, nil
+}
+
+// planShape plans the table of def in the shape of sh, with a sample made
+// of the legacy names its named columns hold.
+func planShape(cqlKS string, def *store.TableDef, sh *shapeDoc) (*supercol.Mapping, error) {
 	f, err := legacyFamily(cqlKS, def)
 	if err != nil {
 		return nil, err
@@ -90,16 +110,6 @@ func rebuildMapping(cqlKS string, def *store.TableDef, sh *shapeDoc) (*supercol.
 	m, err := supercol.Plan(f, opts)
 	if err != nil {
 		return nil, fmt.Errorf("cqlstore: family %s.%s: its %s table: %w", cqlKS, def.Name, sh.Shape, err)
-	}
-	got := shapeOf(m)
-	if len(got.Columns) != len(sh.Columns) {
-		return nil, fmt.Errorf("cqlstore: family %s.%s: its %s table has %d columns; its definition gives %d", cqlKS, def.Name, sh.Shape, len(sh.Columns), len(got.Columns))
-	}
-	for i, c := range sh.Columns {
-		g := got.Columns[i]
-		if c.Name != g.Name || c.CQLType != g.CQLType || c.Kind != g.Kind || c.Descending != g.Descending || string(c.Legacy) != string(g.Legacy) {
-			return nil, fmt.Errorf("cqlstore: family %s.%s: column %s of its %s table (%s %s) is not what its definition gives (%s %s %s)", cqlKS, def.Name, c.Name, sh.Shape, c.CQLType, c.Kind, g.Name, g.CQLType, g.Kind)
-		}
 	}
 	return m, nil
 }
