@@ -44,8 +44,8 @@ func (s *Server) middleware(name string, next thrift.TProcessorFunction) thrift.
 	}
 	return thrift.WrappedTProcessorFunction{
 		Wrapped: func(ctx context.Context, seqID int32, in, out thrift.TProtocol) (bool, thrift.TException) {
-			ctx, cancel := context.WithTimeout(ctx, timeout)
-			defer cancel()
+			ctx, release := withDeadline(ctx, time.Now().Add(timeout))
+			defer release()
 			return next.Process(ctx, seqID, in, out)
 		},
 	}
