@@ -26,8 +26,7 @@ func (e *Engine) ApplyIf(ctx context.Context, m *store.RowMutation, cond *store.
 	if len(m.Ops) == 0 {
 		// A pure check: a SERIAL read is linearizable (it completes any
 		// transaction in flight), which is all the check needs.
-		reads := cond.Reads()
-		if _, err := e.slice(ctx, t, m.Key, &reads, current, false, true); err != nil {
+		if err := e.readCondition(ctx, m, cond, current); err != nil {
 			return false, err
 		}
 		return cond.Holds(t, current.Cells), nil
@@ -53,8 +52,7 @@ func (e *Engine) ApplyIf(ctx context.Context, m *store.RowMutation, cond *store.
 		// mutation does not write, written meanwhile by another instance,
 		// goes unseen: a lightweight transaction checks only the CQL rows
 		// it writes.
-		reads := cond.Reads()
-		if _, err := e.slice(ctx, t, m.Key, &reads, current, false, true); err != nil {
+		if err := e.readCondition(ctx, m, cond, current); err != nil {
 			return false, err
 		}
 		if len(current.Cells) > 0 {
@@ -155,11 +153,19 @@ func (e *Engine) casOutcome(ctx context.Context, m *store.RowMutation, cond *sto
 		sortByName(t, current.Cells)
 		return true, nil
 	}
-	reads := cond.Reads()
-	if _, err := e.slice(ctx, t, m.Key, &reads, current, false, true); err != nil {
+	if err := e.readCondition(ctx, m, cond, current); err != nil {
 		return false, err
 	}
 	return false, nil
+}
+
+// readCondition reads what the condition looks at (Condition.Reads) of
+// the mutation's row into current, at SERIAL: linearizable, it completes
+// any transaction in flight.
+func (e *Engine) readCondition(ctx context.Context, m *store.RowMutation, cond *store.Condition, current *store.SliceResult) error {
+	reads := cond.Reads()
+	_, err := e.slice(ctx, m.Table, m.Key, &reads, current, false, true)
+	return err
 }
 
 func nonNil(b []byte) []byte {

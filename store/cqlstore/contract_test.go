@@ -123,6 +123,23 @@ func runContract(t *testing.T, hosts []string) {
 	})
 }
 
+// openOwn opens an engine on the cluster of hosts whose keyspaces, its
+// metadata keyspace among them, are named under prefix, all dropped when
+// t ends.
+func openOwn(ctx context.Context, t *testing.T, hosts []string, prefix string) *Engine {
+	t.Helper()
+	e, err := Open(ctx, Options{Hosts: hosts, MetaKeyspace: prefix + "meta", KeyspacePrefix: prefix,
+		RefreshInterval: -1, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		dropPrefixed(t, e, prefix)
+		e.Close()
+	})
+	return e
+}
+
 // otherHosts are the contact points of the clusters of others.
 func otherHosts(others map[string]testcluster.Cluster) [][]string {
 	var out [][]string

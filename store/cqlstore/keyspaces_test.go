@@ -2,7 +2,6 @@ package cqlstore
 
 import (
 	"context"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -21,15 +20,7 @@ func TestPassthroughKeyspace(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			prefix := testcluster.Keyspace("tb_ptks") + "_"
-			e, err := Open(ctx, Options{Hosts: c.Hosts, MetaKeyspace: prefix + "meta", KeyspacePrefix: prefix,
-				RefreshInterval: -1, Logger: slog.New(slog.DiscardHandler)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				dropPrefixed(t, e, prefix)
-				e.Close()
-			})
+			e := openOwn(ctx, t, c.Hosts, prefix)
 			want := 5
 			if c.Env == "CASSANDRA_HOSTS" {
 				want = 4

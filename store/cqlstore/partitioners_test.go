@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
-	"log/slog"
 	"math"
 	mrand "math/rand/v2"
 	"slices"
@@ -44,15 +43,7 @@ func TestTokensAreTheClusters(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			prefix := testcluster.Keyspace("tb_tok") + "_"
-			e, err := Open(ctx, Options{Hosts: c.Hosts, MetaKeyspace: prefix + "meta", KeyspacePrefix: prefix,
-				RefreshInterval: -1, Logger: slog.New(slog.DiscardHandler)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				dropPrefixed(t, e, prefix)
-				e.Close()
-			})
+			e := openOwn(ctx, t, c.Hosts, prefix)
 			ks := prefix + "t"
 			for _, stmt := range []string{
 				"CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",

@@ -48,8 +48,7 @@ func (e *Engine) applyIfConverted(ctx context.Context, m *store.RowMutation, con
 		// As on a compact table: a SERIAL read finds the row empty, then
 		// the transaction requires every cell it could hold to be null
 		// (the named columns) or every cell it writes (the compact part).
-		reads := cond.Reads()
-		if _, err := e.slice(ctx, t, m.Key, &reads, current, false, true); err != nil {
+		if err := e.readCondition(ctx, m, cond, current); err != nil {
 			return false, err
 		}
 		if len(current.Cells) > 0 {
@@ -140,8 +139,7 @@ func (e *Engine) applyIfConverted(ctx context.Context, m *store.RowMutation, con
 	}
 	if len(ps) == 0 {
 		// Nothing to write: the condition is checked alone.
-		reads := cond.Reads()
-		if _, err := e.slice(ctx, t, m.Key, &reads, current, false, true); err != nil {
+		if err := e.readCondition(ctx, m, cond, current); err != nil {
 			return false, err
 		}
 		return cond.Holds(t, current.Cells), nil
