@@ -72,6 +72,14 @@ func (r *SliceResult) Len() int {
 	return len(r.Cells) + len(r.Supers)
 }
 
+// Arena sizes of a SliceResult: the first holds the name and value of a
+// single-column read; from the second on, arenas double from
+// arenaGrowth.
+const (
+	arenaFirst  = 512
+	arenaGrowth = 4096
+)
+
 // Keep copies b into the result's arena and returns the copy. Earlier
 // copies stay valid when the arena grows: a full arena is replaced, not
 // reallocated in place.
@@ -80,14 +88,11 @@ func (r *SliceResult) Keep(b []byte) []byte {
 		return nil
 	}
 	if cap(r.arena)-len(r.arena) < len(b) {
-		size := 2 * cap(r.arena)
-		if size < 4096 {
-			size = 4096
+		size := arenaFirst
+		if cap(r.arena) > 0 {
+			size = max(2*cap(r.arena), arenaGrowth)
 		}
-		if size < len(b) {
-			size = len(b)
-		}
-		r.arena = make([]byte, 0, size)
+		r.arena = make([]byte, 0, max(size, len(b)))
 	}
 	start := len(r.arena)
 	r.arena = append(r.arena, b...)
