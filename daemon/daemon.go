@@ -139,7 +139,7 @@ func Start(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option)
 	}
 	// --- End of backups. ---
 	logger.Info("thriftd listening", "addr", srv.Addr().String(), "backend", backend.Kind, "data_dir", cfg.DataDir,
-		"partitioner", part.Name(), "commitlog_sync", cfg.CommitlogSync, "tls", serverCfg.TLS != nil)
+		"partitioner", engine.Partitioner().Name(), "commitlog_sync", cfg.CommitlogSync, "tls", serverCfg.TLS != nil)
 	d := &Daemon{engine: engine, authLock: authLock, server: srv, admin: admin, done: make(chan struct{})}
 	go func() {
 		d.served = srv.Serve(context.WithoutCancel(ctx))
