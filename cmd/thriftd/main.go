@@ -22,6 +22,11 @@ const shutdownGrace = 30 * time.Second
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal starts a graceful stop; the next one takes the
+	// signal's default action and ends the process at once, so a stop
+	// that cannot finish (a store that cannot flush) can still be ended
+	// by a second Ctrl-C or a service manager's second SIGTERM.
+	context.AfterFunc(ctx, stop)
 	err := run(ctx, os.Args[1:], os.Stderr)
 	var usage usageError
 	switch {
@@ -96,7 +101,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	case <-d.Done():
 		stopped = true // serving failed; Stop reports why
 	case <-ctx.Done():
-		logger.Info("stopping: finishing in-flight calls")
+		logger.Info("stopping: finishing in-flight calls (a second signal stops at once)")
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
