@@ -28,6 +28,7 @@ func runAPISuite(t *testing.T, target Target) {
 		{"CQL", runCQLTests},
 		{"Blog", runBlogTests},
 		{"Dtest", runDtestTests},
+		{"Random", runRandomTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) { g.run(t, target) })
