@@ -135,6 +135,76 @@ func TestDeadlineContextIsWithDeadline(t *testing.T) {
 	})
 }
 
+// TestCallClockServesCallsInTurn: the calls of one connection share a
+// clock, one after another; each call's Done closes at its own deadline,
+// at its release or when the connection's context ends, and a firing
+// of the timer for an earlier call does not end a later one.
+func TestCallClockServesCallsInTurn(t *testing.T) {
+	conn, closeConn := context.WithCancel(context.Background())
+	defer closeConn()
+	clock := newCallClock(conn)
+
+	// A call released before its deadline, then one that reaches it.
+	first, release := clock.call(time.Now().Add(time.Hour))
+	firstDone := first.Done()
+	release()
+	if !waitDone(first, time.Second) || !errors.Is(first.Err(), context.Canceled) {
+		t.Fatalf("the first call: Err %v after release", first.Err())
+	}
+	second, release := clock.call(time.Now().Add(30 * time.Millisecond))
+	if second.Err() != nil {
+		t.Fatal("the second call starts done")
+	}
+	select {
+	case <-second.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the second call's Done did not close at its deadline")
+	}
+	if !errors.Is(second.Err(), context.DeadlineExceeded) {
+		t.Fatalf("the second call: Err %v at its deadline", second.Err())
+	}
+	release()
+	if !errors.Is(second.Err(), context.DeadlineExceeded) {
+		t.Fatalf("the second call: Err %v after release, want it to stay DeadlineExceeded", second.Err())
+	}
+	select {
+	case <-firstDone:
+	default:
+		t.Fatal("the first call's channel reopened")
+	}
+
+	// A timer set for a short deadline, reset for a call with a long
+	// one: its early firing leaves the later call running.
+	short, release := clock.call(time.Now().Add(time.Millisecond))
+	_ = short.Done()
+	release()
+	long, releaseLong := clock.call(time.Now().Add(time.Hour))
+	longDone := long.Done()
+	time.Sleep(20 * time.Millisecond)
+	select {
+	case <-longDone:
+		t.Fatalf("a later call ended by an earlier call's timer: %v", long.Err())
+	default:
+	}
+
+	// The connection's end ends the call in progress.
+	closeConn()
+	select {
+	case <-longDone:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the call's Done did not close when its connection's context ended")
+	}
+	if !errors.Is(long.Err(), context.Canceled) {
+		t.Fatalf("Err %v after the connection's end", long.Err())
+	}
+	releaseLong()
+	after, release := clock.call(time.Now().Add(time.Hour))
+	defer release()
+	if !waitDone(after, time.Second) || !errors.Is(after.Err(), context.Canceled) {
+		t.Fatal("a call after the connection's end is not done")
+	}
+}
+
 // BenchmarkCallDeadline is the per-call cost of a request timeout on a
 // call that polls Err, as the embedded store does, against
 // context.WithTimeout.
@@ -153,6 +223,32 @@ func BenchmarkCallDeadline(b *testing.B) {
 		for b.Loop() {
 			c, cancel := context.WithTimeout(ctx, 2*time.Second)
 			_ = c.Err()
+			cancel()
+		}
+	})
+}
+
+// BenchmarkCallDeadlineDone is the per-call cost of a request timeout on
+// a call whose driver waits on Done (the CQL backend), on a connection's
+// clock, against context.WithTimeout; the parent is a connection's
+// cancelable context.
+func BenchmarkCallDeadlineDone(b *testing.B) {
+	conn, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b.Run("callClock", func(b *testing.B) {
+		b.ReportAllocs()
+		clock := newCallClock(conn)
+		for b.Loop() {
+			c, release := clock.call(time.Now().Add(2 * time.Second))
+			_ = c.Done()
+			release()
+		}
+	})
+	b.Run("context.WithTimeout", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			c, cancel := context.WithTimeout(conn, 2*time.Second)
+			_ = c.Done()
 			cancel()
 		}
 	})

@@ -44,7 +44,14 @@ func (s *Server) middleware(name string, next thrift.TProcessorFunction) thrift.
 	}
 	return thrift.WrappedTProcessorFunction{
 		Wrapped: func(ctx context.Context, seqID int32, in, out thrift.TProtocol) (bool, thrift.TException) {
-			ctx, release := withDeadline(ctx, time.Now().Add(timeout))
+			var call *deadlineContext
+			var release func()
+			if s := SessionFrom(ctx); s != nil && s.calls != nil && s.calls.parent == ctx {
+				call, release = s.calls.call(time.Now().Add(timeout))
+			} else {
+				call, release = withDeadline(ctx, time.Now().Add(timeout))
+			}
+			ctx = call
 			defer release()
 			return next.Process(ctx, seqID, in, out)
 		},

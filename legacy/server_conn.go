@@ -57,7 +57,12 @@ func newServerConn(s *Server, nc net.Conn, id uint64) *serverConn {
 // the server stops.
 func (c *serverConn) serve(ctx context.Context) {
 	defer c.netConn.Close()
+	// The connection's own context, which ends with it: the calls'
+	// deadline clock hooks on it once rather than on the server's.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	ctx = withLocalAddr(WithSession(ctx, c.session), c.netConn.LocalAddr())
+	c.session.calls = newCallClock(ctx)
 	c.log.DebugContext(ctx, "thrift connection opened")
 	if !c.handshake(ctx) {
 		return

@@ -20,6 +20,11 @@ type Session struct {
 
 	traceNextQuery bool
 	cqlVersion     string
+
+	// calls is the deadline clock of the connection's calls, whose
+	// parent context is the connection's (deadline.go); nil outside a
+	// connection.
+	calls *callClock
 }
 
 // NewSession returns the session of a new connection from remoteAddr; id
