@@ -34,6 +34,9 @@ type randomFamily struct {
 	def func() *cassandra.CfDef
 	// names are the column names (subcolumn names in a super family).
 	names [][]byte
+	// ranges are the bounds slice ranges draw from, in comparator order:
+	// names, when nil; a composite family adds prefixes.
+	ranges [][]byte
 	// supers are the super column names; nil in a Standard family.
 	supers [][]byte
 	// show renders a column name, showSuper a super column name.
@@ -68,6 +71,70 @@ func showTimeUUID(n []byte) string {
 	return fmt.Sprintf("0x%x", n)
 }
 
+// compositeName encodes a CompositeType name or bound: each component
+// with its 2-byte length and an end-of-component byte, 0 but for the
+// last, which gets eoc.
+func compositeName(eoc byte, components ...[]byte) []byte {
+	var out []byte
+	for i, c := range components {
+		out = binary.BigEndian.AppendUint16(out, uint16(len(c)))
+		out = append(out, c...)
+		if i == len(components)-1 {
+			out = append(out, eoc)
+		} else {
+			out = append(out, 0)
+		}
+	}
+	return out
+}
+
+// compositeNames and compositeRanges are the names of the Composite
+// family, CompositeType(UTF8Type,LongType), and the bounds its slice
+// ranges draw from: each first component's prefix with end-of-component
+// -1 (before its names), its names, and the prefix with 1 (after them).
+var compositeNames, compositeRanges = func() (names, ranges [][]byte) {
+	for _, first := range []string{"a", "b", "c"} {
+		ranges = append(ranges, compositeName(0xff, b(first)))
+		for _, second := range []int64{-1, 0, 7} {
+			n := compositeName(0, b(first), longName(second))
+			names, ranges = append(names, n), append(ranges, n)
+		}
+		ranges = append(ranges, compositeName(1, b(first)))
+	}
+	return names, ranges
+}()
+
+// showComposite renders a name of the Composite family as first:second,
+// and a prefix bound as first< (end-of-component -1) or first> (1).
+func showComposite(n []byte) string {
+	var parts []string
+	var eoc byte
+	for len(n) >= 3 {
+		l := int(binary.BigEndian.Uint16(n))
+		if len(n) < 3+l {
+			break
+		}
+		c := n[2 : 2+l]
+		if len(parts) == 0 {
+			parts = append(parts, string(c))
+		} else {
+			parts = append(parts, showLong(c))
+		}
+		eoc, n = n[2+l], n[3+l:]
+	}
+	if len(n) != 0 || len(parts) == 0 {
+		return fmt.Sprintf("0x%x", n)
+	}
+	out := strings.Join(parts, ":")
+	switch eoc {
+	case 0xff:
+		out += "<"
+	case 1:
+		out += ">"
+	}
+	return out
+}
+
 // randomFamilies are the families of the random tests, by name. Their
 // names are listed in comparator order.
 var randomFamilies = map[string]randomFamily{
@@ -87,6 +154,12 @@ var randomFamilies = map[string]randomFamily{
 		names: timeUUIDs,
 		show:  showTimeUUID,
 	},
+	"Composite": {
+		def:    func() *cassandra.CfDef { return standardCF("Rand", comparator("CompositeType(UTF8Type,LongType)")) },
+		names:  compositeNames,
+		ranges: compositeRanges,
+		show:   showComposite,
+	},
 	"Super": {
 		def:       func() *cassandra.CfDef { return superCF("Rand", subcomparator("LongType")) },
 		names:     [][]byte{longName(-1), longName(0), longName(2), longName(5), longName(9)},
@@ -99,7 +172,7 @@ var randomFamilies = map[string]randomFamily{
 var randomKeys = []string{"k0", "k1", "k2", "k3"}
 
 func runRandomTests(t *testing.T, target Target) {
-	for _, family := range []string{"Bytes", "Long", "TimeUUID", "Super"} {
+	for _, family := range []string{"Bytes", "Long", "TimeUUID", "Composite", "Super"} {
 		for _, seed := range []uint64{1, 2, 3} {
 			name := fmt.Sprintf("%s/seed%d", family, seed)
 			t.Run(name, func(t *testing.T) {
@@ -255,7 +328,7 @@ func (r *randomRun) mutation() (*cassandra.Mutation, string) {
 			names := r.someNames(r.f.names)
 			return deletion(ts(at), nil, byNames(names...)), fmt.Sprintf("del%s@%d", r.showNames(r.f.show, names), at)
 		case 1:
-			start, finish := r.bounds(r.f.names, false)
+			start, finish := r.bounds(r.f.rangeBounds(), false)
 			if len(start) == 0 && len(finish) == 0 {
 				start = r.name() // a range over the whole row is refused
 			}
@@ -291,14 +364,22 @@ func (r *randomRun) mutation() (*cassandra.Mutation, string) {
 	return superMutation(super, cols...), fmt.Sprintf("%s{%s}", r.f.showSuper(super), strings.Join(parts, ","))
 }
 
+// rangeBounds are the bounds of the family's column slice ranges.
+func (f randomFamily) rangeBounds() [][]byte {
+	if f.ranges != nil {
+		return f.ranges
+	}
+	return f.names
+}
+
 // read makes one random read and writes down its answer.
 func (r *randomRun) read() {
 	key := r.key()
 	p := parent(randomCF)
-	names, show, level := r.f.names, r.f.show, ""
+	names, bounds, show, level := r.f.names, r.f.rangeBounds(), r.f.show, ""
 	if r.f.supers != nil {
 		if r.rng.IntN(2) == 0 {
-			names, show = r.f.supers, r.f.showSuper
+			names, bounds, show = r.f.supers, r.f.supers, r.f.showSuper
 		} else {
 			p = superParent(randomCF, r.superName())
 			level = r.f.showSuper(p.SuperColumn) + "/"
@@ -324,12 +405,12 @@ func (r *randomRun) read() {
 		r.printf("  slice %s %s%s: %s\n", key, level, r.showNames(show, picked), r.showSlice(r.a.slice(key, p, byNames(picked...))))
 	case 2:
 		reversed := r.rng.IntN(2) == 0
-		start, finish := r.bounds(names, reversed)
+		start, finish := r.bounds(bounds, reversed)
 		r.printf("  count %s %s(%s rev=%v): %d\n", key, level, r.showBounds(show, start, finish), reversed,
 			r.a.count(key, p, byRange(start, finish, reversed, 100)))
 	default:
 		reversed := r.rng.IntN(2) == 0
-		start, finish := r.bounds(names, reversed)
+		start, finish := r.bounds(bounds, reversed)
 		count := int32(1 + r.rng.IntN(6))
 		r.printf("  slice %s %s(%s rev=%v count=%d): %s\n", key, level, r.showBounds(show, start, finish), reversed, count,
 			r.showSlice(r.a.slice(key, p, byRange(start, finish, reversed, count))))
