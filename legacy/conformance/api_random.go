@@ -222,6 +222,9 @@ func (r *randomRun) column() *cassandra.Column {
 }
 
 func (r *randomRun) showCol(c *cassandra.Column) string {
+	if c.Timestamp == nil {
+		return fmt.Sprintf("%s=%s@none", r.f.show(c.Name), c.Value)
+	}
 	return fmt.Sprintf("%s=%s@%d", r.f.show(c.Name), c.Value, *c.Timestamp)
 }
 
@@ -252,7 +255,7 @@ func (r *randomRun) showBounds(show func([]byte) string, start, finish []byte) s
 	return s(start) + ".." + s(finish)
 }
 
-// names draws up to four distinct names of list, in list order.
+// someNames draws up to four distinct names of list, in list order.
 func (r *randomRun) someNames(list [][]byte) [][]byte {
 	k := 1 + r.rng.IntN(4)
 	picked := r.rng.Perm(len(list))[:min(k, len(list))]
@@ -330,7 +333,7 @@ func (r *randomRun) mutation() (*cassandra.Mutation, string) {
 		case 1:
 			start, finish := r.bounds(r.f.rangeBounds(), false)
 			if len(start) == 0 && len(finish) == 0 {
-				start = r.name() // a range over the whole row is refused
+				start = r.name() // ranges stay partial: remove covers the whole row
 			}
 			return deletion(ts(at), nil, byRange(start, finish, false, 100)),
 				fmt.Sprintf("del(%s)@%d", r.showBounds(r.f.show, start, finish), at)
