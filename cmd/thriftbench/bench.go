@@ -159,9 +159,12 @@ type modeResult struct {
 // measure runs every mode on every target, --rounds times: round by
 // round, mode by mode, every server in turn, so that a drift of the
 // machine (another job, a compaction) spreads over all of them. Each mode
-// warms up in the first round only. Each report keeps, per mode, the
-// round of the highest throughput: other work on the machine can only
-// slow a round down.
+// warms up in the first round only. The servers take turns at going
+// first: round r starts with target r (modulo their number), so no server
+// is always measured first, when a server the others share (a cluster
+// node behind thriftd and behind the direct program) is least warmed up.
+// Each report keeps, per mode, the round of the highest throughput: other
+// work on the machine can only slow a round down.
 func measure(ctx context.Context, targets []*target, log *slog.Logger) (map[*target]*report, error) {
 	reports := map[*target]*report{}
 	for _, t := range targets {
@@ -170,7 +173,7 @@ func measure(ctx context.Context, targets []*target, log *slog.Logger) (map[*tar
 	rounds := max(targets[0].cfg.Rounds, 1)
 	for round := range rounds {
 		for i, m := range targets[0].cfg.Modes {
-			for _, t := range targets {
+			for _, t := range roundOrder(targets, round) {
 				r := t.runMode(ctx, m, round == 0)
 				if ctx.Err() != nil {
 					return nil, fmt.Errorf("interrupted during mode %s on %s", m, t.name)
@@ -189,6 +192,13 @@ func measure(ctx context.Context, targets []*target, log *slog.Logger) (map[*tar
 		}
 	}
 	return reports, nil
+}
+
+// roundOrder is the order of the targets in round r (from 0): the list
+// turned left by r places.
+func roundOrder(targets []*target, r int) []*target {
+	k := r % len(targets)
+	return append(append(make([]*target, 0, len(targets)), targets[k:]...), targets[:k]...)
 }
 
 // bestOf keeps the result of higher throughput, with the errors of both.

@@ -175,3 +175,23 @@ func TestBestOf(t *testing.T) {
 		t.Errorf("bestOf(b, a) = %+v", got)
 	}
 }
+
+func TestRoundOrderGivesEveryServerATurnFirst(t *testing.T) {
+	a, b, c := &target{name: "thriftd"}, &target{name: "direct gocql"}, &target{name: "echo"}
+	targets := []*target{a, b, c}
+	names := func(ts []*target) string {
+		var s []string
+		for _, t := range ts {
+			s = append(s, t.name)
+		}
+		return strings.Join(s, ",")
+	}
+	for r, want := range []string{"thriftd,direct gocql,echo", "direct gocql,echo,thriftd", "echo,thriftd,direct gocql", "thriftd,direct gocql,echo"} {
+		if got := names(roundOrder(targets, r)); got != want {
+			t.Errorf("round %d: %s, want %s", r, got, want)
+		}
+	}
+	if names(targets) != "thriftd,direct gocql,echo" {
+		t.Errorf("roundOrder changed its argument: %s", names(targets))
+	}
+}

@@ -18,7 +18,8 @@
 // the number of failed calls (--json: one JSON document instead of the
 // text table). With --rounds N every mode is measured N times, round after
 // round, and the best round of each is reported: other work on a shared
-// machine can only slow a round down. The modes:
+// machine can only slow a round down. In a comparison the servers take
+// turns at being measured first in a round. The modes:
 //
 //	insert       insert of one column into a random row of --keys
 //	get          get of one column of a preloaded row
