@@ -171,7 +171,6 @@ func openEngine(ctx context.Context, cfg Config, part partition.Partitioner, log
 	if err != nil {
 		return nil, err
 	}
-	limitGoMemory(e.Memory(), logger) // memory.go
 	return e, nil
 }
 

@@ -22,6 +22,9 @@ type Daemon struct {
 	done   chan struct{}
 	served error
 
+	// stopGuard stops the guard of the Go memory limit (memory.go).
+	stopGuard func()
+
 	// authLock is the data directory's lock, held until Stop
 	// (authentication); nil with a CQL backend and no users to keep.
 	authLock *auth.Lock
@@ -87,6 +90,10 @@ func Start(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option)
 	}
 	backend, _ := cfg.BackendSpec()
 	cfg.DataDir = cfg.StoreDir()
+	var guard *limitGuard
+	if local, ok := engine.(*badgerstore.Engine); ok {
+		guard = limitGoMemory(local.Memory(), logger) // memory.go
+	}
 	// --- End of backend. ---
 	// --- Authentication (auth.go). ---
 	var authLock *auth.Lock
@@ -140,7 +147,16 @@ func Start(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option)
 	// --- End of backups. ---
 	logger.Info("thriftd listening", "addr", srv.Addr().String(), "backend", backend.Kind, "data_dir", cfg.DataDir,
 		"partitioner", engine.Partitioner().Name(), "commitlog_sync", cfg.CommitlogSync, "tls", serverCfg.TLS != nil)
-	d := &Daemon{engine: engine, authLock: authLock, server: srv, admin: admin, done: make(chan struct{})}
+	d := &Daemon{engine: engine, authLock: authLock, server: srv, admin: admin, done: make(chan struct{}), stopGuard: func() {}}
+	if guard != nil {
+		guardCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		guarded := make(chan struct{})
+		go func() {
+			guard.run(guardCtx)
+			close(guarded)
+		}()
+		d.stopGuard = func() { stop(); <-guarded }
+	}
 	go func() {
 		d.served = srv.Serve(context.WithoutCancel(ctx))
 		close(d.done)
@@ -177,6 +193,7 @@ func (d *Daemon) Stop(ctx context.Context) error {
 	if aerr := d.admin.close(); aerr != nil && err == nil {
 		err = aerr
 	}
+	d.stopGuard()
 	if cerr := d.engine.Close(); cerr != nil && err == nil {
 		err = cerr
 	}
