@@ -137,7 +137,11 @@ func NewServer(cfg ServerConfig, handler cassandra.Cassandra, logger *slog.Logge
 		logger: logger,
 		conns:  make(map[*serverConn]struct{}),
 	}
-	s.processor = thrift.WrapProcessor(cassandra.NewCassandraProcessor(withConsistencyLevels(handler)), s.middleware)
+	served := withConsistencyLevels(handler)
+	processor := cassandra.NewCassandraProcessor(served)
+	processor.AddToProcessorMap("batch_mutate", batchMutateProcessor{handler: served})
+	processor.AddToProcessorMap("atomic_batch_mutate", batchMutateProcessor{handler: served, atomic: true})
+	s.processor = thrift.WrapProcessor(processor, s.middleware)
 	return s
 }
 
