@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -193,5 +194,42 @@ func TestRoundOrderGivesEveryServerATurnFirst(t *testing.T) {
 	}
 	if names(targets) != "thriftd,direct gocql,echo" {
 		t.Errorf("roundOrder changed its argument: %s", names(targets))
+	}
+}
+
+func TestComparisonGivesTheRatiosOfEveryRound(t *testing.T) {
+	res := func(mode string, rounds ...float64) modeResult {
+		return modeResult{Mode: mode, OpsPerSec: slices.Max(rounds), RoundsOpsPerSec: rounds}
+	}
+	c := &comparison{
+		Config:    &loadConfig{Connections: 32, Modes: []string{"insert", "get"}, Rounds: 2},
+		Thriftd:   &report{Target: "thriftd", Modes: []modeResult{res("insert", 8000, 16000), res("get", 9000, 9000)}},
+		Direct:    &report{Target: "direct gocql", Modes: []modeResult{res("insert", 10000, 12800), res("get", 10000)}},
+		Cassandra: &report{Target: "Cassandra 3.11", Modes: []modeResult{res("insert", 4000, 8000), res("get", 4500, 3000)}},
+		Echo:      &report{Target: "echo", Modes: []modeResult{res("insert", 60000, 60000), res("get", 60000, 60000)}},
+	}
+	c.fill()
+	var out bytes.Buffer
+	writeComparison(&out, c)
+	text := out.String()
+	for _, want := range []string{
+		// The best rounds: 16000/12800.
+		"|              12800 |           1.25 |",
+		"ratios round by round",
+		"| insert |                 2.00, 2.00 |           2.00 |              0.80, 1.25 |           1.00 |",
+		// get's direct load has one round: no ratio by round.
+		"| get    |                 2.00, 3.00 |           2.45 |                       - |              - |",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("comparison lacks %q:\n%s", want, text)
+		}
+	}
+	c.Thriftd.Modes[0].RoundsOpsPerSec = nil
+	c.Rows, c.Goals = nil, nil
+	c.fill()
+	out.Reset()
+	writeComparison(&out, c)
+	if !strings.Contains(out.String(), "| insert |                          - |              - |") {
+		t.Errorf("ratios by round of a mode measured once:\n%s", out.String())
 	}
 }

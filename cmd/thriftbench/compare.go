@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -94,6 +95,38 @@ type compareRow struct {
 	// Direct and OverDirect: the direct gocql load and thriftd/direct.
 	Direct     *float64 `json:"direct_cql_ops_per_sec,omitempty"`
 	OverDirect *float64 `json:"thriftd_over_direct_cql,omitempty"`
+	// RoundRatios and RoundOverDirect are thriftd/Cassandra and
+	// thriftd/direct round by round, with several rounds: the servers take
+	// turns at going first, so a drift of the machine or of a warming node
+	// favours each in turn, where the best rounds favour the one measured
+	// last.
+	RoundRatios     []float64 `json:"round_ratios,omitempty"`
+	RoundOverDirect []float64 `json:"round_thriftd_over_direct_cql,omitempty"`
+}
+
+// roundRatios divides a by b round by round (nil unless both have as many
+// rounds, more than one, all measured).
+func roundRatios(a, b []float64) []float64 {
+	if len(a) < 2 || len(a) != len(b) {
+		return nil
+	}
+	out := make([]float64, len(a))
+	for i := range a {
+		if b[i] <= 0 {
+			return nil
+		}
+		out[i] = a[i] / b[i]
+	}
+	return out
+}
+
+// geoMean is the geometric mean of positive ratios.
+func geoMean(r []float64) float64 {
+	sum := 0.0
+	for _, x := range r {
+		sum += math.Log(x)
+	}
+	return math.Exp(sum / float64(len(r)))
 }
 
 // Kinds of goals.
@@ -318,6 +351,7 @@ func (c *comparison) fill() {
 		row := compareRow{Mode: m.Mode, Thriftd: m.OpsPerSec, Echo: echo[m.Mode].OpsPerSec}
 		if dm, ok := direct[m.Mode]; ok {
 			row.Direct = ptr(dm.OpsPerSec)
+			row.RoundOverDirect = roundRatios(m.RoundsOpsPerSec, dm.RoundsOpsPerSec)
 			g := goalResult{Goal: "thriftd/direct gocql " + m.Mode, Kind: goalDirect, Want: directGoal}
 			if dm.OpsPerSec > 0 {
 				row.OverDirect = ptr(m.OpsPerSec / dm.OpsPerSec)
@@ -332,6 +366,7 @@ func (c *comparison) fill() {
 		}
 		if cm, ok := cass[m.Mode]; ok {
 			row.Cassandra = ptr(cm.OpsPerSec)
+			row.RoundRatios = roundRatios(m.RoundsOpsPerSec, cm.RoundsOpsPerSec)
 			if cm.OpsPerSec > 0 {
 				row.Ratio = ptr(m.OpsPerSec / cm.OpsPerSec)
 				row.CeilingRatio = ptr(row.Echo / cm.OpsPerSec)
@@ -356,6 +391,41 @@ func (c *comparison) fill() {
 		hwm := float64(c.ThriftdRSS.VmHWMKiB) / 1024
 		c.Goals = append(c.Goals, goalResult{Goal: "thriftd peak RSS (VmHWM)", Kind: goalRSS, Want: rssGoalMiB, Got: hwm, Met: hwm <= rssGoalMiB})
 	}
+}
+
+// writeRoundRatios prints the ratios of every round, with their
+// geometric mean, when there were several rounds.
+func writeRoundRatios(w io.Writer, c *comparison) {
+	rows := [][]string{{"mode", "thriftd/Cassandra by round", "geometric mean"}}
+	if c.Direct != nil {
+		rows[0] = append(rows[0], "thriftd/direct by round", "geometric mean")
+	}
+	shown := false
+	cell := func(r []float64) (string, string) {
+		if r == nil {
+			return "-", "-"
+		}
+		shown = true
+		parts := make([]string, len(r))
+		for i, x := range r {
+			parts[i] = fmt.Sprintf("%.2f", x)
+		}
+		return strings.Join(parts, ", "), fmt.Sprintf("%.2f", geoMean(r))
+	}
+	for _, r := range c.Rows {
+		byRound, mean := cell(r.RoundRatios)
+		row := []string{r.Mode, byRound, mean}
+		if c.Direct != nil {
+			byRound, mean := cell(r.RoundOverDirect)
+			row = append(row, byRound, mean)
+		}
+		rows = append(rows, row)
+	}
+	if !shown {
+		return
+	}
+	fmt.Fprintf(w, "\nratios round by round (the servers take turns at going first, thriftd in round 1):\n")
+	writeMarkdownTable(w, rows)
 }
 
 // writeComparison prints each server's report, then the table.
@@ -412,6 +482,7 @@ func writeComparison(w io.Writer, c *comparison) {
 		}
 	}
 	writeMarkdownTable(w, rows)
+	writeRoundRatios(w, c)
 	if c.ThriftdRSS != nil {
 		m := c.ThriftdRSS
 		fmt.Fprintf(w, "\nthriftd resident memory after the run: VmHWM %.1f MiB (peak), VmRSS %.1f MiB",
