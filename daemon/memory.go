@@ -46,7 +46,7 @@ func limitGoMemory(sizing badgerstore.MemorySizing, logger *slog.Logger) *limitG
 		base: sizing.GoLimit,
 		// An eighth: 26 MiB at the default budget. Under super batches a
 		// quarter gave 6% more calls than an eighth for a peak 10%
-		// higher, and raised the limit under mixed load too.
+		// higher, and a whole make bench-compare left 281 MiB resident.
 		headroom: sizing.GoLimit / 8,
 		limit:    sizing.GoLimit,
 		setLimit: debug.SetMemoryLimit,
