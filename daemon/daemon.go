@@ -90,10 +90,6 @@ func Start(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option)
 	}
 	backend, _ := cfg.BackendSpec()
 	cfg.DataDir = cfg.StoreDir()
-	var guard *limitGuard
-	if local, ok := engine.(*badgerstore.Engine); ok {
-		guard = limitGoMemory(local.Memory(), logger) // memory.go
-	}
 	// --- End of backend. ---
 	// --- Authentication (auth.go). ---
 	var authLock *auth.Lock
@@ -145,6 +141,12 @@ func Start(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option)
 		return nil, err
 	}
 	// --- End of backups. ---
+	// The Go memory limit, set once nothing can fail before Stop takes it
+	// off (memory.go).
+	var guard *limitGuard
+	if local, ok := engine.(*badgerstore.Engine); ok {
+		guard = limitGoMemory(local.Memory(), logger)
+	}
 	logger.Info("thriftd listening", "addr", srv.Addr().String(), "backend", backend.Kind, "data_dir", cfg.DataDir,
 		"partitioner", engine.Partitioner().Name(), "commitlog_sync", cfg.CommitlogSync, "tls", serverCfg.TLS != nil)
 	d := &Daemon{engine: engine, authLock: authLock, server: srv, admin: admin, done: make(chan struct{}), stopGuard: func() {}}
