@@ -147,8 +147,13 @@ func Start(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option)
 	if local, ok := engine.(*badgerstore.Engine); ok {
 		guard = limitGoMemory(local.Memory(), logger)
 	}
-	logger.Info("thriftd listening", "addr", srv.Addr().String(), "backend", backend.Kind, "data_dir", cfg.DataDir,
-		"partitioner", engine.Partitioner().Name(), "commitlog_sync", cfg.CommitlogSync, "tls", serverCfg.TLS != nil)
+	attrs := []any{"addr", srv.Addr().String(), "backend", backend.Kind, "partitioner", engine.Partitioner().Name(), "tls", serverCfg.TLS != nil}
+	if backend.Kind == BackendBadger {
+		// A cluster's thriftd keeps nothing in a data directory (its
+		// users are in the cluster too) and has no commit log of its own.
+		attrs = append(attrs, "data_dir", cfg.DataDir, "commitlog_sync", cfg.CommitlogSync)
+	}
+	logger.Info("thriftd listening", attrs...)
 	d := &Daemon{engine: engine, authLock: authLock, server: srv, admin: admin, done: make(chan struct{}), stopGuard: func() {}}
 	if guard != nil {
 		guardCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
