@@ -444,21 +444,3 @@ func (p batchMutateProcessor) Process(ctx context.Context, seqID int32, in, out 
 	}
 	return true, thrift.WrapTException(err)
 }
-
-// writeMessage writes one reply message and flushes it; the first failure
-// is the error.
-func writeMessage(ctx context.Context, out thrift.TProtocol, name string, typ thrift.TMessageType, seqID int32, body interface {
-	Write(context.Context, thrift.TProtocol) error
-}) thrift.TException {
-	err := out.WriteMessageBegin(ctx, name, typ, seqID)
-	if err == nil {
-		err = body.Write(ctx, out)
-	}
-	if err == nil {
-		err = out.WriteMessageEnd(ctx)
-	}
-	if err == nil {
-		err = out.Flush(ctx)
-	}
-	return thrift.WrapTException(err)
-}

@@ -198,16 +198,25 @@ func (c *serverConn) answerPanic(ctx context.Context, r any) (keepOpen bool) {
 	}
 	c.frames.discardReply()
 	exc := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, fmt.Sprintf("Internal error processing %s: %v", c.in.name, r))
-	if err := c.out.WriteMessageBegin(ctx, c.in.name, thrift.EXCEPTION, c.in.seqID); err != nil {
-		return false
+	return writeMessage(ctx, c.out, c.in.name, thrift.EXCEPTION, c.in.seqID, exc) == nil
+}
+
+// writeMessage writes one reply message and flushes it; the first failure
+// is the error.
+func writeMessage(ctx context.Context, out thrift.TProtocol, name string, typ thrift.TMessageType, seqID int32, body interface {
+	Write(context.Context, thrift.TProtocol) error
+}) thrift.TException {
+	err := out.WriteMessageBegin(ctx, name, typ, seqID)
+	if err == nil {
+		err = body.Write(ctx, out)
 	}
-	if err := exc.Write(ctx, c.out); err != nil {
-		return false
+	if err == nil {
+		err = out.WriteMessageEnd(ctx)
 	}
-	if err := c.out.WriteMessageEnd(ctx); err != nil {
-		return false
+	if err == nil {
+		err = out.Flush(ctx)
 	}
-	return c.out.Flush(ctx) == nil
+	return thrift.WrapTException(err)
 }
 
 // logReadError logs why waiting for a request ended.
