@@ -164,3 +164,94 @@ func BenchmarkApplyBatch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSuperBatchCeiling bounds the engine's 10 x 10 super batches
+// (BenchmarkApplyBatch's) by what Badger itself costs for them, on stores
+// that already hold half of the 20,000 rows, from GOMAXPROCS×4
+// goroutines:
+//
+//   - engine: store.Engine.Apply, as thriftd calls it;
+//   - badger-100-cells: the same 100 keys and records, the engine's
+//     layout, set in one transaction with nothing else (no row lock, no
+//     read, no bookkeeping): the ceiling of the layout of one entry per
+//     cell;
+//   - badger-10-packed: the same bytes in 10 entries, one per super
+//     column whose value holds its 10 subcolumns' names and records: what
+//     a layout of one entry per super column would cost Badger.
+func BenchmarkSuperBatchCeiling(b *testing.B) {
+	const rows = 20000
+	value := make([]byte, 64)
+	var supers, names, keys [][]byte
+	for i := 0; i < 10; i++ {
+		supers = append(supers, fmt.Appendf(nil, "s%05d", i))
+		names = append(names, fmt.Appendf(nil, "c%05d", i))
+	}
+	for r := 0; r < rows; r++ {
+		keys = append(keys, fmt.Appendf(nil, "w%09d", r))
+	}
+	ctx := context.Background()
+	for _, kind := range []string{"engine", "badger-100-cells", "badger-10-packed"} {
+		b.Run(kind, func(b *testing.B) {
+			f := openTestEngine(b, b.TempDir(), "Murmur3Partitioner")
+			tb := f.table(store.TableDef{Name: "cf", Super: true, Comparator: "BytesType", SubComparator: "BytesType"})
+			write := func(row, ts int, s *slab) error {
+				if kind == "engine" {
+					ops := make([]store.Op, 0, len(supers)*len(names))
+					for _, super := range supers {
+						for _, name := range names {
+							ops = append(ops, store.Op{Kind: store.OpPut, Super: super, Name: name,
+								Value: value, Timestamp: int64(ts), HasTimestamp: true})
+						}
+					}
+					return f.e.Apply(ctx, &store.Batch{Rows: []store.RowMutation{{Table: tb, Key: keys[row], Ops: ops}}})
+				}
+				s.reset()
+				rp, _ := f.e.rowPrefix(nil, tb, keys[row])
+				rec := record{timestamp: int64(ts), value: value}
+				return f.e.db.Update(func(txn *badger.Txn) error {
+					for _, super := range supers {
+						if kind == "badger-10-packed" {
+							v := s.scratch(len(names) * (2 + len(names[0]) + recordSize(&rec)))
+							for _, name := range names {
+								v = binary.BigEndian.AppendUint16(append(v, name...), uint16(recordSize(&rec)))
+								v = appendRecord(v, &rec)
+							}
+							if err := txn.Set(superHeaderKey(s, rp, tb, super), v); err != nil {
+								return err
+							}
+							continue
+						}
+						for _, name := range names {
+							k := cellKey(s, rp, tb, super, name)
+							if err := txn.Set(k, appendRecord(s.scratch(recordSize(&rec)), &rec)); err != nil {
+								return err
+							}
+						}
+					}
+					return nil
+				})
+			}
+			var fill slab
+			for i := 0; i < rows; i += 2 {
+				if err := write(i, 1, &fill); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var seq atomic.Int64
+			b.SetParallelism(4)
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				var s slab
+				for pb.Next() {
+					i := int(seq.Add(1))
+					if err := write((i*7919)%rows, 2+i, &s); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "batches/s")
+		})
+	}
+}
