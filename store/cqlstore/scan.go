@@ -225,7 +225,7 @@ func wholeRows(ti *tableInfo, q *store.ScanQuery) bool {
 // SELECT DISTINCT (RangeGhosts false).
 func (e *Engine) scanWholeRows(ctx context.Context, ti *tableInfo, q *store.ScanQuery, keySel, where string, args []any,
 	before, after func(tok, key []byte) bool, out *store.SliceResult, visit func(key []byte) (bool, error)) error {
-	stmt := "SELECT " + keySel + ", " + e.selectCols(ti) + " FROM " + ti.qname + where + " PER PARTITION LIMIT ?"
+	stmt := "SELECT " + keySel + ", " + ti.selected + " FROM " + ti.qname + where + " PER PARTITION LIMIT ?"
 	args = append(args, q.Slice.Count)
 	row := newRowScanner(ti)
 	keyParts := make([]rawDest, len(ti.keyCols))

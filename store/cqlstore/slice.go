@@ -129,23 +129,15 @@ func (e *Engine) slice(ctx context.Context, t *store.Table, key []byte, q *store
 		}
 	}
 	if q.Reversed && q.Names == nil {
-		var parts []string
-		for _, c := range append(append([]clustCol{}, ti.superCols...), ti.nameCols...) {
-			dir := " DESC"
-			if c.desc {
-				dir = " ASC"
-			}
-			parts = append(parts, c.name+dir)
-		}
-		order = " ORDER BY " + strings.Join(parts, ", ")
+		order = ti.reversedOrder
 	}
-	cols := e.selectCols(ti)
-	stmt := "SELECT " + cols + " FROM " + ti.qname + w.sb.String() + order
+	limitClause := ""
 	if r.exact && !r.superLvl {
 		// A bind marker: one prepared statement whatever the count.
-		stmt += " LIMIT ?"
+		limitClause = " LIMIT ?"
 		w.args = append(w.args, limit)
 	}
+	stmt := "SELECT " + ti.selected + " FROM " + ti.qname + w.sb.String() + order + limitClause
 	cons := e.readConsistency(ctx)
 	if serial {
 		cons, _ = e.lwtConsistency(ctx)
@@ -239,21 +231,6 @@ func sortCells(t *store.Table, r *sliceReader, out *store.SliceResult) {
 		return
 	}
 	sort.SliceStable(out.Cells, func(i, j int) bool { return r.levelT.Compare(out.Cells[i].Name, out.Cells[j].Name) < 0 })
-}
-
-func (e *Engine) selectCols(ti *tableInfo) string {
-	var cols []string
-	for _, c := range ti.superCols {
-		cols = append(cols, c.name)
-	}
-	for _, c := range ti.nameCols {
-		cols = append(cols, c.name)
-	}
-	cols = append(cols, ti.value)
-	if !ti.counter {
-		cols = append(cols, "writetime("+ti.value+")", "ttl("+ti.value+")")
-	}
-	return strings.Join(cols, ", ")
 }
 
 // rowScanner receives one CQL row of a slice.

@@ -30,6 +30,11 @@ type tableInfo struct {
 	// (compact tables); insertArgs bounds their values.
 	inserts    [2][2]string
 	insertArgs int
+	// selected is what a slice selects (clustering columns, the value,
+	// its writetime and TTL); reversedOrder the ORDER BY of a reversed
+	// slice (compact tables).
+	selected      string
+	reversedOrder string
 }
 
 type clustCol struct {
@@ -77,6 +82,7 @@ func newTableInfo(cks string, t *store.Table, sh *shapeDoc) (*tableInfo, error) 
 		return nil, fmt.Errorf("cqlstore: table %s: its columns do not fit the definition of %s.%s", info.qname, t.Def.Keyspace, t.Def.Name)
 	}
 	info.makeInserts()
+	info.makeSelects()
 	return info, nil
 }
 
@@ -97,6 +103,26 @@ func (ti *tableInfo) makeInserts() {
 		{q + " USING TIMESTAMP ?", q + " USING TIMESTAMP ? AND TTL ?"},
 	}
 	ti.insertArgs = len(cols) + 2
+}
+
+// makeSelects writes once what the reads of the table select and the
+// order of a reversed slice: a read then builds only its WHERE clause.
+func (ti *tableInfo) makeSelects() {
+	var cols, order []string
+	for _, c := range append(append([]clustCol{}, ti.superCols...), ti.nameCols...) {
+		cols = append(cols, c.name)
+		dir := " DESC"
+		if c.desc {
+			dir = " ASC"
+		}
+		order = append(order, c.name+dir)
+	}
+	cols = append(cols, ti.value)
+	if !ti.counter {
+		cols = append(cols, "writetime("+ti.value+")", "ttl("+ti.value+")")
+	}
+	ti.selected = strings.Join(cols, ", ")
+	ti.reversedOrder = " ORDER BY " + strings.Join(order, ", ")
 }
 
 func info(t *store.Table) *tableInfo { return t.Backend.(*tableInfo) }
@@ -220,6 +246,12 @@ func (w *where) key(ti *tableInfo, key []byte) error {
 	parts, err := split(ti.keyType, key)
 	if err != nil {
 		return err
+	}
+	// Room for the usual clause (key, names or a range, a limit) at once,
+	// not by doubling.
+	w.sb.Grow(128)
+	if w.args == nil {
+		w.args = make([]any, 0, len(ti.keyCols)+4)
 	}
 	for i, c := range ti.keyCols {
 		w.eq(c, parts[i])
