@@ -242,6 +242,13 @@ func (e *Engine) Catalog() *store.Catalog { return e.catalog.Load() }
 func (e *Engine) Close() error {
 	close(e.stop)
 	e.bg.Wait()
+	// Badger's Close flushes its memtable into the directory by its name:
+	// into a removed directory it retries for ever, into a replacement it
+	// writes tables that are not its own. The store is left as it is
+	// then; its last writes are lost with the directory.
+	if e.disk.movedAway() {
+		return fmt.Errorf("close badger store: %w: %s; its last writes were not flushed", ErrDataDirGone, e.disk.dir)
+	}
 	if err := e.db.Close(); err != nil {
 		return fmt.Errorf("close badger store: %w", err)
 	}

@@ -72,14 +72,21 @@ func (e *Engine) Stats() (Stats, error) {
 	return st, nil
 }
 
-// Check reports whether the store answers: it is open and reads a key of
-// its metadata (the partitioner). For health checks.
+// Check reports whether the store answers: it is open, its data
+// directory is the one it opened, and it reads a key of its metadata (the
+// partitioner). For health checks.
 func (e *Engine) Check(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if e.db.IsClosed() {
 		return errors.New("badger store closed")
+	}
+	if e.disk != nil {
+		e.disk.look()
+		if err := e.disk.goneErr(); err != nil {
+			return err
+		}
 	}
 	err := e.db.View(func(txn *badger.Txn) error {
 		_, err := txn.Get(partitionerKey)
