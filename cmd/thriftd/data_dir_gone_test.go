@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -55,13 +54,8 @@ func TestDeletedDataDirectory(t *testing.T) {
 		t.Errorf("read after the refusals: %v %v; want %q", got, err, want)
 	}
 
-	exited := make(chan error, 1)
-	go func() { exited <- child.Wait() }()
-	if err := child.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
 	select {
-	case err := <-exited:
+	case err := <-terminate(t, child):
 		if err == nil {
 			t.Errorf("thriftd exited with status 0 though its last writes could not be flushed\n%s", logs())
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net"
+	"os/exec"
 	"syscall"
 	"testing"
 	"time"
@@ -65,11 +66,7 @@ func TestSecondSignalEndsAHungStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(time.Second)
-	exited := make(chan error, 1)
-	go func() { exited <- child.Wait() }()
-	if err := child.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
+	exited := terminate(t, child)
 	select {
 	case err := <-exited:
 		t.Fatalf("thriftd stopped on the first signal (%v): the scenario no longer hangs, so it tests nothing", err)
@@ -87,4 +84,16 @@ func TestSecondSignalEndsAHungStop(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("thriftd still running 10 s after a second SIGTERM")
 	}
+}
+
+// terminate sends SIGTERM to a child thriftd and returns what its Wait
+// returns, once it exits.
+func terminate(t *testing.T, child *exec.Cmd) <-chan error {
+	t.Helper()
+	exited := make(chan error, 1)
+	go func() { exited <- child.Wait() }()
+	if err := child.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	return exited
 }
