@@ -62,6 +62,11 @@ func TestSecondSignalEndsAHungStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stuck.Close()
+	// A fixed receive buffer: the kernel grows none while nothing is read,
+	// but a fixed one leaves nothing to its tuning.
+	if err := stuck.(*net.TCPConn).SetReadBuffer(64 << 10); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := stuck.Write(frames); err != nil {
 		t.Fatal(err)
 	}
