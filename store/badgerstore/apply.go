@@ -160,6 +160,8 @@ func (e *Engine) releaseWriter(w *writer) {
 	w.txn, w.shadows = nil, nil
 	w.pre.reset()
 	w.pending = 0
+	clear(w.packs)
+	w.packs = w.packs[:0]
 	w.slab.reset()
 	if cap(w.slab.chunk) > keptSlab {
 		w.slab.chunk = nil
@@ -195,6 +197,9 @@ type writer struct {
 	pre cellPrefetch
 	// pending counts the operations already written in the transaction.
 	pending int
+	// packs are the packs the row mutation being written has read
+	// (pack.go), written back when it ends.
+	packs []openPack
 }
 
 func (w *writer) row(m *store.RowMutation) error {
@@ -223,6 +228,7 @@ func (w *writer) row(m *store.RowMutation) error {
 		return fmt.Errorf("read row: %w", err)
 	}
 	defer func() { w.pending += len(m.Ops) }()
+	w.packs = w.packs[:0]
 	for i := range m.Ops {
 		op := &m.Ops[i]
 		var err error
@@ -236,12 +242,12 @@ func (w *writer) row(m *store.RowMutation) error {
 		}
 		switch op.Kind {
 		case store.OpPut:
-			err = w.putCell(rp, t, op.Super, op.Name, &record{
+			err = w.writeCell(rp, t, op.Super, op.Name, &record{
 				timestamp: op.Timestamp,
 				value:     op.Value,
 			}, op.TTL)
 		case store.OpDeleteCell:
-			err = w.putCell(rp, t, op.Super, op.Name, &record{
+			err = w.writeCell(rp, t, op.Super, op.Name, &record{
 				flags:     flagTombstone,
 				timestamp: op.Timestamp,
 				deletedAt: w.now,
@@ -277,7 +283,16 @@ func (w *writer) row(m *store.RowMutation) error {
 			w.shadows = nil // deletions change what shadows counters
 		}
 	}
-	return nil
+	return w.flushPacks(rp, t)
+}
+
+// writeCell writes a put or a cell deletion: into its super column's pack
+// in a packed family, else as an entry of its own.
+func (w *writer) writeCell(rp []byte, t *store.Table, super, name []byte, rec *record, ttl int32) error {
+	if super != nil && packedTable(t) {
+		return w.packCell(rp, t, super, name, rec, ttl)
+	}
+	return w.putCell(rp, t, super, name, rec, ttl)
 }
 
 // updateRowHeader reads the row header (or starts from an empty one),
@@ -321,23 +336,7 @@ func (w *writer) flagRanges(rp []byte) error {
 func (w *writer) putCell(rp []byte, t *store.Table, super, name []byte, rec *record, ttl int32) error {
 	key := cellKey(&w.slab, rp, t, super, name)
 	key, cut := finishKey(key)
-	nameType := t.CellNameType()
-	if cut {
-		rec.flags |= flagCutKey
-	}
-	if cut || !nameType.Lossless() {
-		rec.flags |= flagRawName
-		rec.rawName = nameType.Normalize(name)
-	}
-	if super != nil && (cut || !t.Comparator.Lossless()) {
-		rec.flags |= flagRawSuper
-		rec.rawSuper = t.Comparator.Normalize(super)
-	}
-	if ttl > 0 {
-		rec.flags |= flagExpiring
-		rec.ttl = uint32(ttl)
-		rec.expiresAt = w.now + uint32(ttl)
-	}
+	w.prepareCell(t, super, name, rec, ttl, cut)
 	indexed := super == nil && t.HasIndexes() && t.IndexedColumn(name)
 	// A cell above every timestamp its key ever had wins without a read
 	// (timestamps.go), unless the old record is needed anyway.
@@ -361,20 +360,10 @@ func (w *writer) putCell(rp []byte, t *store.Table, super, name []byte, rec *rec
 		if !wins(rec, &w.old, w.now) {
 			return nil
 		}
-		// Names that compare equal share one cell; the first name written
-		// keeps its bytes.
-		if rec.flags&flagRawName != 0 && w.old.flags&flagRawName != 0 {
-			rec.rawName = w.slab.copy(w.old.rawName)
-		}
-		if rec.flags&flagRawSuper != 0 && w.old.flags&flagRawSuper != 0 {
-			rec.rawSuper = w.slab.copy(w.old.rawSuper)
-		}
+		w.keepFirstNames(rec, &w.old)
 	}
 	val := appendRecord(w.slab.scratch(recordSize(rec)), rec)
-	entry := badger.NewEntry(key, val)
-	if dead := localDeletionTime(rec); dead != ^uint32(0) {
-		entry.ExpiresAt = w.badgerExpiry(dead, t.GCGrace())
-	}
+	entry := w.cellEntry(key, val, rec, t)
 	if indexed {
 		var old *record
 		if found {
@@ -385,6 +374,50 @@ func (w *writer) putCell(rp []byte, t *store.Table, super, name []byte, rec *rec
 		}
 	}
 	return w.txn.SetEntry(entry)
+}
+
+// prepareCell sets the flags and fields of a cell record that depend on
+// its family, its names and its TTL.
+func (w *writer) prepareCell(t *store.Table, super, name []byte, rec *record, ttl int32, cut bool) {
+	nameType := t.CellNameType()
+	if cut {
+		rec.flags |= flagCutKey
+	}
+	if cut || !nameType.Lossless() {
+		rec.flags |= flagRawName
+		rec.rawName = nameType.Normalize(name)
+	}
+	if super != nil && (cut || !t.Comparator.Lossless()) {
+		rec.flags |= flagRawSuper
+		rec.rawSuper = t.Comparator.Normalize(super)
+	}
+	if ttl > 0 {
+		rec.flags |= flagExpiring
+		rec.ttl = uint32(ttl)
+		rec.expiresAt = w.now + uint32(ttl)
+	}
+}
+
+// keepFirstNames makes a winning record keep the raw names of the cell it
+// replaces: names that compare equal share one cell, and the first name
+// written keeps its bytes.
+func (w *writer) keepFirstNames(rec, old *record) {
+	if rec.flags&flagRawName != 0 && old.flags&flagRawName != 0 {
+		rec.rawName = w.slab.copy(old.rawName)
+	}
+	if rec.flags&flagRawSuper != 0 && old.flags&flagRawSuper != 0 {
+		rec.rawSuper = w.slab.copy(old.rawSuper)
+	}
+}
+
+// cellEntry is the Badger entry of a cell: a dead one expires
+// gc_grace_seconds after its death.
+func (w *writer) cellEntry(key, val []byte, rec *record, t *store.Table) *badger.Entry {
+	entry := badger.NewEntry(key, val)
+	if dead := localDeletionTime(rec); dead != ^uint32(0) {
+		entry.ExpiresAt = w.badgerExpiry(dead, t.GCGrace())
+	}
+	return entry
 }
 
 // repeatedNames reports whether a put or cell deletion of ops names a
@@ -428,23 +461,30 @@ func (w *writer) repeatedNames(ops []store.Op) bool {
 // the next get, or the prefetched copy, valid until the transaction ends)
 // and reports whether it exists.
 func (w *writer) get(key []byte) (bool, error) {
+	val, found, err := w.getValue(key)
+	if !found || err != nil {
+		return false, err
+	}
+	return true, decodeRecord(val, &w.old)
+}
+
+// getValue reads the value under key: the prefetched copy, valid until
+// the transaction ends, or a private copy, valid until the next read.
+func (w *writer) getValue(key []byte) ([]byte, bool, error) {
 	if p := w.pre.take(key); p != nil {
-		if !p.found {
-			return false, nil
-		}
-		return true, decodeRecord(p.val, &w.old)
+		return p.val, p.found, nil
 	}
 	item, err := w.txn.Get(key)
 	if errors.Is(err, badger.ErrKeyNotFound) {
-		return false, nil
+		return nil, false, nil
 	}
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
 	if w.oldBuf, err = item.ValueCopy(w.oldBuf[:0]); err != nil {
-		return false, err
+		return nil, false, err
 	}
-	return true, decodeRecord(w.oldBuf, &w.old)
+	return w.oldBuf, true, nil
 }
 
 // putDeletion records a super column deletion at ts, unless a later one
@@ -481,7 +521,13 @@ func (w *writer) putDeletion(key []byte, t *store.Table, super []byte, ts int64)
 // badgerExpiry is the Badger expiry (wall-clock Unix seconds) of a dead
 // cell: gc_grace_seconds after it died on the engine's clock.
 func (w *writer) badgerExpiry(dead uint32, gcGrace int64) uint64 {
-	at := w.realNow + (int64(dead) - int64(w.now)) + gcGrace
+	return badgerExpiry(w.realNow, w.now, dead, gcGrace)
+}
+
+// badgerExpiry converts a death on the engine's clock (now) into Badger's
+// wall-clock expiry (realNow is the wall clock at the same instant).
+func badgerExpiry(realNow int64, now, dead uint32, gcGrace int64) uint64 {
+	at := realNow + (int64(dead) - int64(now)) + gcGrace
 	if at < 1 {
 		at = 1
 	}
@@ -503,6 +549,15 @@ func cellKey(s *slab, rp []byte, t *store.Table, super, name []byte) []byte {
 		return t.SubComparator.AppendKey(k, name)
 	}
 	return t.Comparator.AppendKey(k, name)
+}
+
+// superPackKey builds the key of a super column's pack: its subcolumn
+// prefix (pack.go).
+func superPackKey(s *slab, rp []byte, t *store.Table, super []byte) []byte {
+	k := append(s.scratch(len(rp)+8+2*len(super)), rp...)
+	k = append(k, kindCells)
+	k = t.Comparator.AppendKey(k, super)
+	return append(k, superCells)
 }
 
 // superHeaderKey builds the logical key of a super column's header.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -153,14 +154,15 @@ func BenchmarkApplyBatch(b *testing.B) {
 // that already hold half of the 20,000 rows, from GOMAXPROCS×4
 // goroutines:
 //
-//   - engine: store.Engine.Apply, as thriftd calls it;
-//   - badger-100-cells: the same 100 keys and records, the engine's
-//     layout, set in one transaction with nothing else (no row lock, no
-//     read, no bookkeeping): the ceiling of the layout of one entry per
-//     cell;
-//   - badger-10-packed: the same bytes in 10 entries, one per super
-//     column whose value holds its 10 subcolumns' names and records: what
-//     a layout of one entry per super column would cost Badger.
+//   - engine: store.Engine.Apply, as thriftd calls it, on a packed
+//     family (pack.go);
+//   - engine-unpacked: the same on a family of one entry per subcolumn,
+//     the layout of stores written before packs;
+//   - badger-100-cells: the 100 keys and records of that layout set in
+//     one transaction with nothing else (no row lock, no read, no
+//     bookkeeping): its ceiling;
+//   - badger-10-packs: the 10 packs of the packed layout, likewise: its
+//     ceiling.
 func BenchmarkSuperBatchCeiling(b *testing.B) {
 	const rows = 20000
 	value := make([]byte, 64)
@@ -173,12 +175,13 @@ func BenchmarkSuperBatchCeiling(b *testing.B) {
 		keys = append(keys, fmt.Appendf(nil, "w%09d", r))
 	}
 	ctx := context.Background()
-	for _, kind := range []string{"engine", "badger-100-cells", "badger-10-packed"} {
+	for _, kind := range []string{"engine", "engine-unpacked", "badger-100-cells", "badger-10-packs"} {
 		b.Run(kind, func(b *testing.B) {
 			f := openTestEngine(b, b.TempDir(), "Murmur3Partitioner")
+			f.e.unpackedSupers = kind != "engine"
 			tb := f.table(store.TableDef{Name: "cf", Super: true, Comparator: "BytesType", SubComparator: "BytesType"})
 			write := func(row, ts int, s *slab) error {
-				if kind == "engine" {
+				if strings.HasPrefix(kind, "engine") {
 					ops := make([]store.Op, 0, len(supers)*len(names))
 					for _, super := range supers {
 						for _, name := range names {
@@ -193,13 +196,12 @@ func BenchmarkSuperBatchCeiling(b *testing.B) {
 				rec := record{timestamp: int64(ts), value: value}
 				return f.e.db.Update(func(txn *badger.Txn) error {
 					for _, super := range supers {
-						if kind == "badger-10-packed" {
-							v := s.scratch(len(names) * (2 + len(names[0]) + recordSize(&rec)))
+						if kind == "badger-10-packs" {
+							cells := make([]packCell, 0, len(names))
 							for _, name := range names {
-								v = binary.BigEndian.AppendUint16(append(v, name...), uint16(recordSize(&rec)))
-								v = appendRecord(v, &rec)
+								cells = append(cells, packCell{enc: tb.SubComparator.AppendKey(nil, name), rec: appendRecord(nil, &rec)})
 							}
-							if err := txn.Set(superHeaderKey(s, rp, tb, super), v); err != nil {
+							if err := txn.Set(superPackKey(s, rp, tb, super), appendPack(nil, cells, false)); err != nil {
 								return err
 							}
 							continue

@@ -11,8 +11,14 @@ import (
 )
 
 // TestEngineContract runs the backend-neutral engine suite against the
-// Badger engine, on a fresh directory per test.
+// Badger engine, on a fresh directory per test, with its Super families
+// packed (pack.go) and, as stores written before packs keep them, not.
 func TestEngineContract(t *testing.T) {
+	t.Run("packed", func(t *testing.T) { testEngineContract(t, false) })
+	t.Run("unpacked", func(t *testing.T) { testEngineContract(t, true) })
+}
+
+func testEngineContract(t *testing.T, unpacked bool) {
 	type opened struct {
 		dir  string
 		opts enginetest.Options
@@ -26,6 +32,8 @@ func TestEngineContract(t *testing.T) {
 			Partitioner: opts.Partitioner,
 			Logger:      slog.New(slog.DiscardHandler),
 			Now:         opts.Now,
+
+			UnpackedSuperColumns: unpacked,
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -3,6 +3,7 @@ package badgerstore
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/dgraph-io/badger/v4"
@@ -30,6 +31,14 @@ type cursor struct {
 	valBuf []byte
 	group  []tieEntry
 	gi     int
+
+	// pack holds the subcolumns of the pack being expanded (pack.go), in
+	// the direction of travel, and packKey its key, the prefix of their
+	// logical keys.
+	pack    []packCell
+	pi      int
+	packKey []byte
+	keyBuf  []byte
 }
 
 type tieEntry struct {
@@ -37,7 +46,11 @@ type tieEntry struct {
 	val []byte
 }
 
-func newCursor(txn *badger.Txn, prefix, lower, upper []byte, reverse bool, rebuild func([]byte, *record) []byte) *cursor {
+// newCursor opens a cursor over [lower, upper) under prefix. floor, when
+// not nil, is the key of a pack whose subcolumns may fall in the range
+// although the pack's own key sorts before lower: a forward cursor starts
+// there when a pack is stored there.
+func newCursor(txn *badger.Txn, prefix, lower, upper, floor []byte, reverse bool, rebuild func([]byte, *record) []byte) *cursor {
 	c := &cursor{
 		it:      txn.NewIterator(badger.IteratorOptions{Reverse: reverse, Prefix: prefix}),
 		owned:   true,
@@ -55,16 +68,35 @@ func newCursor(txn *badger.Txn, prefix, lower, upper []byte, reverse bool, rebui
 		}
 		c.it.Seek(seek)
 	} else {
-		c.it.Seek(seekKey(lower))
+		c.seekForward(floor)
 	}
 	return c
 }
 
 // newCursorOn runs a forward cursor on an iterator the caller owns.
-func newCursorOn(it *badger.Iterator, lower, upper []byte, rebuild func([]byte, *record) []byte) *cursor {
+func newCursorOn(it *badger.Iterator, lower, upper, floor []byte, rebuild func([]byte, *record) []byte) *cursor {
 	c := &cursor{it: it, lower: lower, upper: upper, rebuild: rebuild, moved: true}
-	c.it.Seek(seekKey(lower))
+	c.seekForward(floor)
 	return c
+}
+
+// seekForward places a forward cursor on its first entry: the pack at
+// floor if one holds subcolumns there, else the lower bound.
+func (c *cursor) seekForward(floor []byte) {
+	if floor != nil && bytes.Compare(floor, c.lower) < 0 {
+		c.it.Seek(floor)
+		if c.it.Valid() && bytes.Equal(c.it.Item().Key(), floor) {
+			full := false
+			_ = c.it.Item().Value(func(v []byte) error {
+				full = isPack(v) && len(v) > 2 && v[1]&packDissolved == 0
+				return nil
+			})
+			if full {
+				return
+			}
+		}
+	}
+	c.it.Seek(seekKey(c.lower))
 }
 
 func (c *cursor) close() {
@@ -104,33 +136,64 @@ func (c *cursor) step() (bool, error) {
 	if c.gi < len(c.group) {
 		return true, c.takeGroupEntry()
 	}
+	if c.pi < len(c.pack) {
+		return true, c.takePackCell()
+	}
 	c.group, c.gi = c.group[:0], 0
-	if !c.moved {
-		c.it.Next()
-	}
-	c.moved = true
-	if !c.it.Valid() {
-		return false, nil
-	}
-	item := c.it.Item()
-	k := item.Key()
-	if mayTie(k) {
-		if err := c.gatherGroup(); err != nil {
-			return false, err
+	c.pack, c.pi = c.pack[:0], 0
+	for {
+		if !c.moved {
+			c.it.Next()
 		}
-		return true, c.takeGroupEntry()
+		c.moved = true
+		if !c.it.Valid() {
+			return false, nil
+		}
+		item := c.it.Item()
+		k := item.Key()
+		if mayTie(k) {
+			if err := c.gatherGroup(); err != nil {
+				return false, err
+			}
+			return true, c.takeGroupEntry()
+		}
+		val, err := item.ValueCopy(c.valBuf[:0])
+		if err != nil {
+			return false, fmt.Errorf("read value: %w", err)
+		}
+		c.valBuf = val
+		c.moved = false
+		if isPack(val) {
+			if c.pack, _, err = decodePack(val, c.pack[:0]); err != nil {
+				return false, fmt.Errorf("key %x: %w", k, err)
+			}
+			if len(c.pack) == 0 {
+				continue // a dissolved pack: its subcolumns follow it
+			}
+			if c.reverse {
+				slices.Reverse(c.pack)
+			}
+			c.packKey = append(c.packKey[:0], k...)
+			return true, c.takePackCell()
+		}
+		if err := decodeRecord(val, &c.rec); err != nil {
+			return false, fmt.Errorf("key %x: %w", k, err)
+		}
+		c.key = k
+		return true, nil
 	}
-	val, err := item.ValueCopy(c.valBuf[:0])
-	if err != nil {
-		return false, fmt.Errorf("read value: %w", err)
+}
+
+// takePackCell makes the next subcolumn of the pack the current entry.
+func (c *cursor) takePackCell() error {
+	p := &c.pack[c.pi]
+	c.pi++
+	c.keyBuf = append(append(c.keyBuf[:0], c.packKey...), p.enc...)
+	c.key = c.keyBuf
+	if err := decodeRecord(p.rec, &c.rec); err != nil {
+		return fmt.Errorf("key %x: %w", c.key, err)
 	}
-	c.valBuf = val
-	if err := decodeRecord(val, &c.rec); err != nil {
-		return false, fmt.Errorf("key %x: %w", k, err)
-	}
-	c.key = k
-	c.moved = false
-	return true, nil
+	return nil
 }
 
 // gatherGroup reads the whole tie group starting at the current item and

@@ -48,6 +48,10 @@ type Options struct {
 	// MemoryBudget sizes Badger's memtables, block cache and compactions
 	// (bytes; 0: DefaultMemoryBudget; see SizeMemory).
 	MemoryBudget int64
+	// UnpackedSuperColumns stores the subcolumns of new Super families in
+	// an entry each, as stores written before packs did (pack.go); tests
+	// of that layout set it.
+	UnpackedSuperColumns bool
 }
 
 // Engine is the Badger storage engine. It implements store.Engine.
@@ -67,6 +71,8 @@ type Engine struct {
 	// across transactions.
 	writers  chan *writer
 	schemaMu sync.Mutex // serialises schema changes
+	// unpackedSupers: new Super families are not packed (pack.go).
+	unpackedSupers bool
 	// rowLocks serialises the writers of each row (see rowlock.go).
 	rowLocks *rowLocks
 	// tsFloor, tsBound: the timestamps of the cells stored before the
@@ -136,6 +142,8 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		writers:  make(chan *writer, freeWriters),
 		stop:     make(chan struct{}),
 		dropKick: make(chan struct{}, 1),
+
+		unpackedSupers: opts.UnpackedSuperColumns,
 	}
 	if !opts.InMemory {
 		if e.disk, err = newDiskGuard(opts.Dir, bopts.MemTableSize, opts.Logger); err != nil {

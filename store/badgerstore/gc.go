@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -301,6 +302,13 @@ func (w *gcWalk) batch(txn *badger.Txn, start, end []byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
+		if isPack(val) {
+			if err := w.pack(txn, it.Item().KeyCopy(nil), val); err != nil {
+				return nil, err
+			}
+			n++
+			continue
+		}
 		var rec record
 		if err := decodeRecord(val, &rec); err != nil {
 			return nil, err
@@ -353,4 +361,61 @@ func (w *gcWalk) batch(txn *badger.Txn, start, end []byte) ([]byte, error) {
 		}
 	}
 	return nil, nil
+}
+
+// pack collects inside the pack under key (pack.go): the subcolumns old
+// tombstones shadow, and those dead for longer than gc_grace_seconds,
+// which entries of their own would have lost to Badger's expiry.
+func (w *gcWalk) pack(txn *badger.Txn, key, val []byte) error {
+	rp := w.r.rp
+	cells, dissolved, err := decodePack(val, nil)
+	if err != nil {
+		return fmt.Errorf("key %x: %w", key, err)
+	}
+	suffix := key[len(rp)+1:]
+	sk, err := w.r.splitSuperKey(suffix)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(sk.encSuper, w.superEnc) {
+		w.superEnc, w.superDel = append(w.superEnc[:0], sk.encSuper...), noDeletion
+	}
+	kept := cells[:0]
+	var rec record
+	var cellSuffix []byte
+	var lastDeath uint32
+	mortal := true
+	for _, c := range cells {
+		if err := decodeRecord(c.rec, &rec); err != nil {
+			return fmt.Errorf("key %x: %w", key, err)
+		}
+		cellSuffix = append(append(cellSuffix[:0], suffix...), c.enc...)
+		del := max(w.rowDel, w.superDel, coveredBy(w.ranges, cellSuffix, rec.timestamp))
+		dead := localDeletionTime(&rec)
+		switch {
+		case rec.timestamp <= del:
+		case dead != ^uint32(0) && !rec.live(w.r.now) && w.old(dead):
+		default:
+			if rec.tombstone() {
+				w.pending = true
+			}
+			mortal = mortal && dead != ^uint32(0)
+			lastDeath = max(lastDeath, dead)
+			kept = append(kept, c)
+			continue
+		}
+		w.deleted++
+	}
+	switch {
+	case len(kept) == len(cells):
+		return nil
+	case len(kept) == 0 && !dissolved:
+		return txn.Delete(key)
+	default:
+		entry := badger.NewEntry(key, appendPack(nil, kept, dissolved))
+		if mortal && len(kept) > 0 {
+			entry.ExpiresAt = badgerExpiry(time.Now().Unix(), w.r.now, lastDeath, w.r.t.GCGrace())
+		}
+		return txn.SetEntry(entry)
+	}
 }

@@ -58,16 +58,24 @@ type tableState struct {
 	// requests that still hold the table from an older catalog keep
 	// reading and writing the data they started with.
 	dataID uint32
+	// packed: the subcolumns of each super column are kept in one entry
+	// (pack.go).
+	packed bool
 }
 
 // newTable resolves a persisted family definition stored under dataID.
-func newTable(def store.TableDef, dataID uint32) (*store.Table, error) {
+func newTable(def store.TableDef, dataID uint32, packed bool) (*store.Table, error) {
 	t, err := store.NewTable(def)
 	if err != nil {
 		return nil, err
 	}
-	t.Backend = &tableState{dataID: dataID}
+	t.Backend = &tableState{dataID: dataID, packed: packed && def.Super && !t.Counter}
 	return t, nil
+}
+
+// packedTable reports whether a family keeps its super columns in packs.
+func packedTable(t *store.Table) bool {
+	return t.Backend.(*tableState).packed
 }
 
 // dataIDOf is the data id of a family this engine published (checkTable

@@ -76,10 +76,15 @@ func (w *writer) prefetchCells(rp []byte, m *store.RowMutation) error {
 	if w.pending > prefetchMaxPending {
 		return nil
 	}
-	// Writes above every stored timestamp read nothing (timestamps.go).
+	// Writes above every stored timestamp read nothing (timestamps.go),
+	// but a write into a pack reads the pack (pack.go).
 	t := m.Table
+	packed := packedTable(t)
 	reads := func(op *store.Op) bool {
-		return (op.Kind == store.OpPut || op.Kind == store.OpDeleteCell) && (!w.unique || op.Timestamp <= w.above)
+		if op.Kind != store.OpPut && op.Kind != store.OpDeleteCell {
+			return false
+		}
+		return (packed && op.Super != nil) || !w.unique || op.Timestamp <= w.above
 	}
 	n := 0
 	for i := range m.Ops {
@@ -95,7 +100,12 @@ func (w *writer) prefetchCells(rp []byte, m *store.RowMutation) error {
 		if !reads(op) {
 			continue
 		}
-		key := cellKey(&w.slab, rp, t, op.Super, op.Name)
+		var key []byte
+		if packed && op.Super != nil {
+			key = superPackKey(&w.slab, rp, t, op.Super)
+		} else {
+			key = cellKey(&w.slab, rp, t, op.Super, op.Name)
+		}
 		if mayTie(key) {
 			continue // cut keys are read point by point
 		}

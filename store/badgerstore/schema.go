@@ -25,6 +25,9 @@ type keyspaceDoc struct {
 type tableDoc struct {
 	Def    store.TableDef `json:"def"`
 	DataID uint32         `json:"data_id"`
+	// Packed: the family keeps each super column's subcolumns in one
+	// entry (pack.go); families stored before packs existed have not.
+	Packed bool `json:"packed,omitempty"`
 }
 
 // metaDoc holds the engine's sequences and the data still to be dropped.
@@ -84,7 +87,7 @@ func buildCatalog(docs map[string]*keyspaceDoc) (*store.Catalog, error) {
 		d := docs[n]
 		ks := &store.Keyspace{Def: d.Def, Tables: make(map[string]*store.Table, len(d.Tables))}
 		for _, td := range d.Tables {
-			t, err := newTable(td.Def, td.DataID)
+			t, err := newTable(td.Def, td.DataID, td.Packed)
 			if err != nil {
 				return nil, err
 			}
@@ -121,7 +124,7 @@ func (e *Engine) schemaChange(ctx context.Context, fn func(c *schemaTxn) error) 
 	e.schemaMu.Lock()
 	defer e.schemaMu.Unlock()
 
-	c := &schemaTxn{docs: map[string]*keyspaceDoc{}, changed: map[string]bool{}}
+	c := &schemaTxn{docs: map[string]*keyspaceDoc{}, changed: map[string]bool{}, packSupers: !e.unpackedSupers}
 	err := e.db.View(func(txn *badger.Txn) error {
 		if err := readJSON(txn, metaKey, &c.meta); err != nil {
 			return err
@@ -207,6 +210,9 @@ type schemaTxn struct {
 	docs    map[string]*keyspaceDoc
 	changed map[string]bool
 	meta    metaDoc
+	// packSupers: new and truncated Super families keep their super
+	// columns in packs.
+	packSupers bool
 }
 
 func (c *schemaTxn) keyspace(name string) (*keyspaceDoc, error) {
@@ -234,10 +240,11 @@ func (c *schemaTxn) addTable(d *keyspaceDoc, def store.TableDef) error {
 	def.ID = c.meta.NextTableID
 	c.meta.NextTableID++
 	dataID := c.newDataID()
-	if _, err := newTable(def, dataID); err != nil {
+	t, err := newTable(def, dataID, c.packSupers)
+	if err != nil {
 		return err
 	}
-	d.Tables = append(d.Tables, tableDoc{Def: def, DataID: dataID})
+	d.Tables = append(d.Tables, tableDoc{Def: def, DataID: dataID, Packed: packedTable(t)})
 	c.changed[d.Def.Name] = true
 	return nil
 }
@@ -329,13 +336,13 @@ func (e *Engine) UpdateTable(ctx context.Context, def store.TableDef) error {
 			return err
 		}
 		def.ID = d.Tables[i].Def.ID
-		next, err := newTable(def, d.Tables[i].DataID)
+		next, err := newTable(def, d.Tables[i].DataID, d.Tables[i].Packed)
 		if err != nil {
 			return err
 		}
 		// Checked against the definition as persisted, under the schema
 		// lock: the one the stored data was written with.
-		current, err := newTable(d.Tables[i].Def, d.Tables[i].DataID)
+		current, err := newTable(d.Tables[i].Def, d.Tables[i].DataID, d.Tables[i].Packed)
 		if err != nil {
 			return err
 		}
@@ -401,6 +408,13 @@ func (e *Engine) Truncate(ctx context.Context, keyspace, name string) error {
 		}
 		c.meta.PendingDrop = append(c.meta.PendingDrop, d.Tables[i].DataID)
 		d.Tables[i].DataID = c.newDataID()
+		// The family is empty under its new data id: it takes the
+		// engine's layout for new families.
+		t, err := newTable(d.Tables[i].Def, d.Tables[i].DataID, c.packSupers)
+		if err != nil {
+			return err
+		}
+		d.Tables[i].Packed = packedTable(t)
 		c.changed[keyspace] = true
 		return nil
 	})

@@ -138,11 +138,13 @@ func (r *reader) slice(q *store.SliceQuery, out *store.SliceResult) error {
 
 // cursor opens a cursor over [lower, upper) under prefix, on the reader's
 // shared forward iterator when it has one.
-func (r *reader) cursor(prefix, lower, upper []byte, reverse bool) *cursor {
+// floor is the key of a pack that may hold subcolumns of the range (nil
+// if none may).
+func (r *reader) cursor(prefix, lower, upper, floor []byte, reverse bool) *cursor {
 	if r.fwd != nil && !reverse {
-		return newCursorOn(r.fwd, lower, upper, r.rebuild)
+		return newCursorOn(r.fwd, lower, upper, floor, r.rebuild)
 	}
-	return newCursor(r.txn, prefix, lower, upper, reverse, r.rebuild)
+	return newCursor(r.txn, prefix, lower, upper, floor, reverse, r.rebuild)
 }
 
 // Count implements store.Engine.
@@ -258,7 +260,13 @@ func (r *reader) walkCells(prefix []byte, nameType marshal.Type, lower, upper []
 	if bytes.Compare(lower, upper) >= 0 {
 		return true, nil
 	}
-	c := r.cursor(prefix, lower, upper, reversed)
+	// In a packed family, prefix is a super column's subcolumn prefix: the
+	// key of its pack.
+	var floor []byte
+	if packedTable(r.t) {
+		floor = prefix
+	}
+	c := r.cursor(prefix, lower, upper, floor, reversed)
 	defer c.close()
 	for {
 		ok, err := c.next()
@@ -352,6 +360,12 @@ func (r *reader) cellName(encoded []byte, nameType marshal.Type, rec *record) ([
 // namedCells reads the named cells, in comparator order, each once.
 func (r *reader) namedCells(prefix []byte, nameType marshal.Type, names [][]byte, del int64, visit cellVisitor) error {
 	keys := sortedNameKeys(prefix, nameType, names)
+	if packedTable(r.t) {
+		// prefix is the key of the super column's pack.
+		if done, err := r.namedPackedCells(prefix, keys, nameType, del, visit); done || err != nil {
+			return err
+		}
+	}
 	for _, k := range keys {
 		phys, _ := finishKey(append([]byte{}, k...))
 		item, err := r.txn.Get(phys)
@@ -391,4 +405,52 @@ func sortedNameKeys(prefix []byte, nameType marshal.Type, names [][]byte) [][]by
 	}
 	slices.SortFunc(keys, bytes.Compare)
 	return slices.CompactFunc(keys, bytes.Equal)
+}
+
+// namedPackedCells reads named subcolumns from the pack under prefix; it
+// reports false when there is no pack with subcolumns there (the super
+// column is empty, or its subcolumns are entries of their own).
+func (r *reader) namedPackedCells(prefix []byte, keys [][]byte, nameType marshal.Type, del int64, visit cellVisitor) (bool, error) {
+	item, err := r.txn.Get(prefix)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read super column: %w", err)
+	}
+	val, err := item.ValueCopy(nil)
+	if err != nil {
+		return false, fmt.Errorf("read super column: %w", err)
+	}
+	if !isPack(val) {
+		return false, nil
+	}
+	cells, dissolved, err := decodePack(val, nil)
+	if err != nil {
+		return false, fmt.Errorf("key %x: %w", prefix, err)
+	}
+	if dissolved {
+		return false, nil
+	}
+	var rec record
+	for _, k := range keys {
+		i, ok := findPackCell(cells, k[len(prefix):])
+		if !ok {
+			continue
+		}
+		if err := decodeRecord(cells[i].rec, &rec); err != nil {
+			return true, fmt.Errorf("key %x: %w", k, err)
+		}
+		if r.dead(k, &rec, del) {
+			continue
+		}
+		name, err := r.cellName(cells[i].enc, nameType, &rec)
+		if err != nil {
+			return true, err
+		}
+		if !visit(name, &rec) {
+			return true, nil
+		}
+	}
+	return true, nil
 }

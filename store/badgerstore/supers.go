@@ -61,7 +61,7 @@ func (r *reader) sliceSupers(q *store.SliceQuery, out *store.SliceResult) error 
 	if bytes.Compare(lower, upper) >= 0 {
 		return nil
 	}
-	c := r.cursor(prefix, lower, upper, q.Reversed)
+	c := r.cursor(prefix, lower, upper, nil, q.Reversed)
 	defer c.close()
 
 	var g superGroup
@@ -222,7 +222,7 @@ func (r *reader) countSupers(q *store.SliceQuery, n *int) error {
 	if bytes.Compare(lower, upper) >= 0 {
 		return nil
 	}
-	c := r.cursor(prefix, lower, upper, false)
+	c := r.cursor(prefix, lower, upper, nil, false)
 	defer c.close()
 	var cur []byte
 	del, live := int64(noDeletion), false

@@ -223,6 +223,19 @@ func (e *Engine) greatestTimestamp(ctx context.Context) (int64, error) {
 				continue
 			}
 			err := item.Value(func(v []byte) error {
+				if isPack(v) {
+					cells, _, err := decodePack(v, nil)
+					if err != nil {
+						return fmt.Errorf("pack %x: %w", k, err)
+					}
+					for _, c := range cells {
+						if err := decodeRecord(c.rec, &rec); err != nil {
+							return fmt.Errorf("pack %x: %w", k, err)
+						}
+						greatest = max(greatest, rec.timestamp)
+					}
+					return nil
+				}
 				if err := decodeRecord(v, &rec); err != nil {
 					return fmt.Errorf("record %x: %w", k, err)
 				}

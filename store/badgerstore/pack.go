@@ -1,0 +1,136 @@
+package badgerstore
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"slices"
+)
+
+// Packed super columns. Badger's cost is per entry: its log record, its
+// memtable node, its share of every compaction. A Super family written one
+// entry per subcolumn paid it ten times for a super column of ten
+// subcolumns, and a batch of ten such super columns cost Badger five times
+// what the same bytes cost as ten entries (BenchmarkSuperBatchCeiling).
+// So the subcolumns of a super column of a packed family are kept together,
+// as Cassandra kept super columns before 2.0: one entry, the pack, under
+// the super column's subcolumn prefix
+//
+//	row 0x02 enc(super) 0x01                 the pack: every subcolumn
+//
+// which sorts after the super column's header and before the next super
+// column, exactly where its subcolumns' own keys would be. Readers expand a
+// pack into its subcolumns, each under its logical key (the prefix and the
+// subcolumn's encoded name) and with its record, so a slice, a count or a
+// collection sees the cells it saw before, in either direction.
+//
+// A pack holds at most packMaxCells subcolumns and packMaxBytes bytes,
+// none of whose logical keys would have to be cut. A write that would go
+// past that dissolves the pack: its subcolumns move to entries of their
+// own, and the pack stays as an empty marker that tells the writers of the
+// super column to read and write those entries, as in an unpacked family.
+// A super column whose own key is too long to leave room for names is
+// never packed. Counter families are never packed (a counter update reads
+// and writes one cell).
+//
+// Whether a family is packed is fixed when its data id is made (creation,
+// truncation), so the families of a store written before packs keep the
+// entry-per-subcolumn layout and everything they stored.
+
+const (
+	// packMarker is the first byte of a pack: every record flag at once,
+	// which no record has (a row header is never expiring, a cell never
+	// carries a raw row key).
+	packMarker byte = 0xff
+	// packDissolved: the pack's subcolumns live in entries of their own.
+	packDissolved byte = 1
+
+	packMaxCells = 64
+	packMaxBytes = 16 << 10
+)
+
+var errBadPack = errors.New("corrupt pack")
+
+// isPack reports whether a stored value is a pack rather than a record.
+func isPack(val []byte) bool { return len(val) > 0 && val[0] == packMarker }
+
+// packCell is one subcolumn of a pack: its encoded name and its encoded
+// record. Both alias the buffer the pack was decoded from, or the writer's
+// slab.
+type packCell struct {
+	enc []byte
+	rec []byte
+}
+
+// decodePack appends the cells of a pack to dst, in comparator order, and
+// reports whether it is dissolved.
+func decodePack(val []byte, dst []packCell) ([]packCell, bool, error) {
+	if len(val) < 2 || val[0] != packMarker {
+		return dst, false, errBadPack
+	}
+	dissolved := val[1]&packDissolved != 0
+	src := val[2:]
+	n, k := binary.Uvarint(src)
+	if k <= 0 || n > uint64(len(src)) {
+		return dst, false, errBadPack
+	}
+	src = src[k:]
+	var prev []byte
+	for i := uint64(0); i < n; i++ {
+		var c packCell
+		var err error
+		if c.enc, src, err = readBytes(src); err != nil || len(c.enc) == 0 {
+			return dst, false, errBadPack
+		}
+		if c.rec, src, err = readBytes(src); err != nil || len(c.rec) < 9 || isPack(c.rec) {
+			return dst, false, errBadPack
+		}
+		if prev != nil && bytes.Compare(prev, c.enc) >= 0 {
+			return dst, false, errBadPack
+		}
+		prev = c.enc
+		dst = append(dst, c)
+	}
+	if len(src) != 0 || (dissolved && n != 0) {
+		return dst, false, errBadPack
+	}
+	return dst, dissolved, nil
+}
+
+// packSize is the encoded size of a pack of cells.
+func packSize(cells []packCell) int {
+	n := 2 + binary.MaxVarintLen64
+	for _, c := range cells {
+		n += 2*binary.MaxVarintLen64 + len(c.enc) + len(c.rec)
+	}
+	return n
+}
+
+// appendPack encodes a pack of cells sorted by encoded name.
+func appendPack(dst []byte, cells []packCell, dissolved bool) []byte {
+	flags := byte(0)
+	if dissolved {
+		flags = packDissolved
+	}
+	dst = append(dst, packMarker, flags)
+	dst = binary.AppendUvarint(dst, uint64(len(cells)))
+	for _, c := range cells {
+		dst = binary.AppendUvarint(dst, uint64(len(c.enc)))
+		dst = append(dst, c.enc...)
+		dst = binary.AppendUvarint(dst, uint64(len(c.rec)))
+		dst = append(dst, c.rec...)
+	}
+	return dst
+}
+
+// findPackCell returns the index of the cell named enc, or where it would
+// go, and whether it is there.
+func findPackCell(cells []packCell, enc []byte) (int, bool) {
+	return slices.BinarySearchFunc(cells, enc, func(c packCell, k []byte) int { return bytes.Compare(c.enc, k) })
+}
+
+// packable reports whether a subcolumn whose logical key is the pack key
+// followed by enc may live in a pack: its key would not have to be cut.
+func packable(packKey, enc []byte) bool {
+	return len(packKey)+len(enc) <= truncatedLen
+}

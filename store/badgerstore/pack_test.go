@@ -1,0 +1,446 @@
+package badgerstore
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"log/slog"
+	"math/rand"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/thriftbridge/thriftbridge/store"
+	"github.com/thriftbridge/thriftbridge/store/enginetest"
+	"github.com/thriftbridge/thriftbridge/store/partition"
+)
+
+// openLayout opens an engine on dir whose new Super families are packed
+// or not, on clock.
+func openLayout(t testing.TB, dir string, unpacked bool, clock *testClock) *Engine {
+	t.Helper()
+	p, err := partition.ByName("Murmur3Partitioner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(context.Background(), Options{
+		Dir:                  dir,
+		Partitioner:          p,
+		Logger:               slog.New(slog.DiscardHandler),
+		Now:                  clock.Now,
+		GCInterval:           -1,
+		UnpackedSuperColumns: unpacked,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// dataEntries counts a family's Badger entries of cells: packs and
+// entries of their own.
+func dataEntries(t testing.TB, e *Engine, tb *store.Table) (packs, cells int) {
+	packs, _, cells = packEntries(t, e, tb)
+	return packs, cells
+}
+
+// packEntries counts a family's packs, the dissolved ones among them, and
+// its other entries.
+func packEntries(t testing.TB, e *Engine, tb *store.Table) (packs, dissolved, cells int) {
+	t.Helper()
+	prefix := appendTablePrefix(nil, dataIDOf(tb))
+	err := e.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			err := it.Item().Value(func(v []byte) error {
+				if isPack(v) {
+					packs++
+					if v[1]&packDissolved != 0 {
+						dissolved++
+					}
+				} else {
+					cells++
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return packs, dissolved, cells
+}
+
+func TestSuperColumnsArePacked(t *testing.T) {
+	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	e := openLayout(t, t.TempDir(), false, clock)
+	defer e.Close()
+	tb := enginetest.CreateTable(t, e, store.TableDef{Name: "S", Comparator: "UTF8Type", Super: true, SubComparator: "LongType"})
+	var ops []store.Op
+	for s := 0; s < 10; s++ {
+		for c := 9; c >= 0; c-- {
+			op := enginetest.PutSuper(fmt.Sprintf("sc%d", s), "", fmt.Sprint(s*10+c), int64(1+c))
+			op.Name = binary.BigEndian.AppendUint64(nil, uint64(c))
+			ops = append(ops, op)
+		}
+	}
+	enginetest.Apply(t, e, store.RowMutation{Table: tb, Key: []byte("k"), Ops: ops})
+	if packs, cells := dataEntries(t, e, tb); packs != 10 || cells != 0 {
+		t.Fatalf("10 super columns of 10 subcolumns stored as %d packs and %d entries of their own, want 10 and 0", packs, cells)
+	}
+	res := enginetest.Slice(t, e, tb, "k", store.SliceQuery{Count: all})
+	if len(res.Supers) != 10 {
+		t.Fatalf("read %d super columns, want 10", len(res.Supers))
+	}
+	for s, sc := range res.Supers {
+		if len(sc.Cells) != 10 {
+			t.Fatalf("super column %s has %d subcolumns, want 10", sc.Name, len(sc.Cells))
+		}
+		for c, cell := range sc.Cells {
+			if got := binary.BigEndian.Uint64(cell.Name); got != uint64(c) || string(cell.Value) != fmt.Sprint(s*10+c) || cell.Timestamp != int64(1+c) {
+				t.Fatalf("super column %s cell %d: name %d value %s ts %d", sc.Name, c, got, cell.Value, cell.Timestamp)
+			}
+		}
+	}
+	rev := enginetest.Slice(t, e, tb, "k", store.SliceQuery{Super: []byte("sc3"), Reversed: true, Count: 3,
+		Start: binary.BigEndian.AppendUint64(nil, 7)})
+	if got := enginetest.CellsString(rev.Cells); got != "\x00\x00\x00\x00\x00\x00\x00\a=37@8 \x00\x00\x00\x00\x00\x00\x00\x06=36@7 \x00\x00\x00\x00\x00\x00\x00\x05=35@6" {
+		t.Fatalf("reversed slice from 7: %q", got)
+	}
+}
+
+// TestPackedLayoutReadsAsUnpacked plays the same random writes on a packed
+// and an unpacked store (the layout of every store written before packs,
+// itself held to a model by the engine contract) and requires every read
+// to give the same answer on both: slices in both directions with bounds,
+// counts and names, at super column and subcolumn level, packs dissolved by
+// size and by long names, TTLs, every kind of deletion, a reopen, and
+// garbage collection once gc_grace_seconds have passed. (Writes stop
+// before that: a write below a purged tombstone comes back in Cassandra,
+// and when a purge happens is no part of the contract.)
+func TestPackedLayoutReadsAsUnpacked(t *testing.T) {
+	for _, seed := range []int64{1, 2, 3} {
+		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+			testPackedLayoutReadsAsUnpacked(t, seed)
+		})
+	}
+}
+
+func testPackedLayoutReadsAsUnpacked(t *testing.T, seed int64) {
+	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	dirs := [2]string{t.TempDir(), t.TempDir()}
+	var engines [2]*Engine
+	var tables [2][]*store.Table
+	grace := int32(3600)
+	defs := []store.TableDef{
+		{Name: "Bytes", Comparator: "UTF8Type", Super: true, SubComparator: "BytesType", GCGraceSeconds: &grace},
+		{Name: "Long", Comparator: "LongType", Super: true, SubComparator: "LongType", GCGraceSeconds: &grace},
+	}
+	open := func() {
+		for i := range engines {
+			engines[i] = openLayout(t, dirs[i], i == 1, clock)
+			tables[i] = tables[i][:0]
+			for _, def := range defs {
+				tb, ok := engines[i].Catalog().Table("ks", def.Name)
+				if !ok {
+					tb = enginetest.CreateTable(t, engines[i], def)
+				}
+				tables[i] = append(tables[i], tb)
+			}
+		}
+	}
+	open()
+	defer func() {
+		for _, e := range engines {
+			e.Close()
+		}
+	}()
+
+	rng := rand.New(rand.NewSource(seed))
+	long := func(n int) []byte { return binary.BigEndian.AppendUint64(nil, uint64(n)) }
+	superName := func(fam int) []byte {
+		if fam == 1 {
+			// Few super columns: their packs grow past their bounds.
+			return long(rng.Intn(3) - 1)
+		}
+		n := rng.Intn(6)
+		return []byte(fmt.Sprint("sc", n))
+	}
+	subName := func(fam int) []byte {
+		n := rng.Intn(90)
+		if fam == 1 {
+			return long(n)
+		}
+		if rng.Intn(150) == 0 {
+			// A name whose key must be cut: its pack dissolves.
+			return append(bytes.Repeat([]byte{'x'}, 64000), byte(n))
+		}
+		return []byte(fmt.Sprintf("c%02d", n))
+	}
+	ts := func() int64 {
+		if rng.Intn(4) == 0 {
+			return clock.Now().UnixMicro() // above every stored timestamp
+		}
+		return int64(1 + rng.Intn(60))
+	}
+	rows := []string{"r0", "r1", "r2"}
+
+	for step := 0; step < 600; step++ {
+		fam := rng.Intn(len(defs))
+		var ops []store.Op
+		for n := 1 + rng.Intn(12); n > 0; n-- {
+			op := store.Op{Timestamp: ts(), HasTimestamp: true}
+			switch r := rng.Intn(100); {
+			case r < 60:
+				op.Kind, op.Super, op.Name = store.OpPut, superName(fam), subName(fam)
+				op.Value = []byte(fmt.Sprint(rng.Intn(4)))
+				if rng.Intn(6) == 0 {
+					op.TTL = int32(1 + rng.Intn(4))
+				}
+			case r < 80:
+				op.Kind, op.Super, op.Name = store.OpDeleteCell, superName(fam), subName(fam)
+			case r < 88:
+				op.Kind, op.Super = store.OpDeleteSuper, superName(fam)
+			case r < 90:
+				op.Kind = store.OpDeleteRow
+			default:
+				op.Kind = store.OpDeleteRange
+				a, b := superName(fam), superName(fam)
+				if bytes.Compare(a, b) > 0 && (fam == 0 || int64(binary.BigEndian.Uint64(a)) > int64(binary.BigEndian.Uint64(b))) {
+					a, b = b, a
+				}
+				op.Start, op.Finish = a, b
+			}
+			ops = append(ops, op)
+		}
+		key := []byte(rows[rng.Intn(len(rows))])
+		for i, e := range engines {
+			enginetest.Apply(t, e, store.RowMutation{Table: tables[i][fam], Key: key, Ops: ops})
+		}
+		if rng.Intn(10) == 0 {
+			clock.Advance(time.Duration(1+rng.Intn(4)) * time.Second)
+		}
+		if step == 300 {
+			for _, e := range engines {
+				e.Close()
+			}
+			open()
+		}
+		if step%10 == 9 {
+			for fam := range defs {
+				for _, row := range rows {
+					comparePackedReads(t, engines, tables, fam, row, rng, superName, subName, step)
+				}
+			}
+		}
+	}
+	clock.Advance(time.Duration(grace+60) * time.Second)
+	for _, e := range engines {
+		if _, err := e.CollectGarbage(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for fam := range defs {
+		for _, row := range rows {
+			comparePackedReads(t, engines, tables, fam, row, rng, superName, subName, -1)
+		}
+	}
+	packs, dissolved := 0, 0
+	for fam := range defs {
+		p, d, _ := packEntries(t, engines[0], tables[0][fam])
+		packs, dissolved = packs+p, dissolved+d
+	}
+	if packs == dissolved || dissolved == 0 {
+		t.Fatalf("the packed store holds %d packs, %d of them dissolved: the test misses a layout", packs, dissolved)
+	}
+	if packs, _ := dataEntries(t, engines[1], tables[1][1]); packs != 0 {
+		t.Fatalf("the unpacked store holds %d packs", packs)
+	}
+}
+
+func comparePackedReads(t *testing.T, engines [2]*Engine, tables [2][]*store.Table, fam int, row string, rng *rand.Rand,
+	superName, subName func(int) []byte, step int) {
+	t.Helper()
+	queries := []store.SliceQuery{
+		{Count: all},
+		{Count: all, Reversed: true},
+		{Count: 1 + rng.Intn(3), Start: superName(fam)},
+		{Count: 1 + rng.Intn(3), Start: superName(fam), Reversed: true},
+		{Names: [][]byte{superName(fam), superName(fam)}},
+	}
+	for i := 0; i < 3; i++ {
+		sc := superName(fam)
+		a, b := subName(fam), subName(fam)
+		if bytes.Compare(a, b) > 0 && fam == 0 {
+			a, b = b, a
+		}
+		queries = append(queries,
+			store.SliceQuery{Super: sc, Count: all},
+			store.SliceQuery{Super: sc, Count: all, Reversed: true},
+			store.SliceQuery{Super: sc, Count: 1 + rng.Intn(20), Start: a},
+			store.SliceQuery{Super: sc, Count: 1 + rng.Intn(20), Start: a, Reversed: true},
+			store.SliceQuery{Super: sc, Count: all, Start: a, Finish: b},
+			store.SliceQuery{Super: sc, Count: all, Ranges: []store.NameRange{{Finish: a}, {Start: b}}},
+			store.SliceQuery{Super: sc, Names: [][]byte{a, b, subName(fam)}},
+		)
+	}
+	for _, q := range queries {
+		var got [2]string
+		var counts [2]int
+		for i, e := range engines {
+			res := enginetest.Slice(t, e, tables[i][fam], row, q)
+			got[i] = enginetest.CellsString(res.Cells) + "|" + enginetest.SupersString(res.Supers)
+			n, err := e.Count(context.Background(), tables[i][fam], []byte(row), &q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			counts[i] = n
+		}
+		if got[0] != got[1] || counts[0] != counts[1] {
+			t.Fatalf("step %d, family %d, row %s, query %+v:\npacked   %d %s\nunpacked %d %s", step, fam, row, q,
+				counts[0], abbreviate(got[0]), counts[1], abbreviate(got[1]))
+		}
+	}
+}
+
+// abbreviate shortens the long names of a rendered read.
+func abbreviate(s string) string {
+	return strings.ReplaceAll(s, strings.Repeat("x", 64000), "x*64000")
+}
+
+// TestStoreWithoutPacksKeepsItsLayout: a family stored before packs keeps
+// entries of their own after an upgrade, and takes packs when truncated.
+func TestStoreWithoutPacksKeepsItsLayout(t *testing.T) {
+	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	dir := t.TempDir()
+	e := openLayout(t, dir, true, clock)
+	tb := enginetest.CreateTable(t, e, store.TableDef{Name: "S", Comparator: "UTF8Type", Super: true, SubComparator: "UTF8Type"})
+	write := func(e *Engine, tb *store.Table, value string) {
+		enginetest.Apply(t, e, store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{
+			enginetest.PutSuper("a", "x", value, 1), enginetest.PutSuper("a", "y", value, 1),
+		}})
+	}
+	write(e, tb, "1")
+	e.Close()
+
+	e = openLayout(t, dir, false, clock)
+	defer func() { e.Close() }()
+	tb, _ = e.Catalog().Table("ks", "S")
+	enginetest.Apply(t, e, store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{enginetest.PutSuper("a", "z", "2", 1)}})
+	if packs, cells := dataEntries(t, e, tb); packs != 0 || cells != 3 {
+		t.Fatalf("an unpacked family after the upgrade: %d packs, %d entries of their own; want 0 and 3", packs, cells)
+	}
+	if got := enginetest.CellsString(enginetest.Slice(t, e, tb, "k", store.SliceQuery{Super: []byte("a"), Count: all}).Cells); got != "x=1@1 y=1@1 z=2@1" {
+		t.Fatalf("read %q", got)
+	}
+	if err := e.Truncate(context.Background(), "ks", "S"); err != nil {
+		t.Fatal(err)
+	}
+	tb, _ = e.Catalog().Table("ks", "S")
+	write(e, tb, "3")
+	if packs, cells := dataEntries(t, e, tb); packs != 1 || cells != 0 {
+		t.Fatalf("a truncated family: %d packs, %d entries of their own; want 1 and 0", packs, cells)
+	}
+	e.Close()
+	e = openLayout(t, dir, false, clock)
+	tb, _ = e.Catalog().Table("ks", "S")
+	if !packedTable(tb) {
+		t.Fatal("the truncated family is not packed after a reopen")
+	}
+}
+
+// TestPackDissolvesPastItsBounds: the 65th subcolumn of a super column
+// moves them all to entries of their own, and the pack stays as the
+// marker that says so.
+func TestPackDissolvesPastItsBounds(t *testing.T) {
+	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	e := openLayout(t, t.TempDir(), false, clock)
+	defer e.Close()
+	tb := enginetest.CreateTable(t, e, store.TableDef{Name: "S", Comparator: "UTF8Type", Super: true, SubComparator: "UTF8Type"})
+	put := func(n int) {
+		enginetest.Apply(t, e, store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{
+			enginetest.PutSuper("a", fmt.Sprintf("c%03d", n), "v", int64(n+1)),
+		}})
+	}
+	for n := 0; n < packMaxCells; n++ {
+		put(n)
+	}
+	if packs, cells := dataEntries(t, e, tb); packs != 1 || cells != 0 {
+		t.Fatalf("%d subcolumns: %d packs, %d entries of their own; want 1 and 0", packMaxCells, packs, cells)
+	}
+	put(packMaxCells)
+	put(packMaxCells + 1)
+	if packs, cells := dataEntries(t, e, tb); packs != 1 || cells != packMaxCells+2 {
+		t.Fatalf("%d subcolumns: %d packs, %d entries of their own; want the marker and %d", packMaxCells+2, packs, cells, packMaxCells+2)
+	}
+	res := enginetest.Slice(t, e, tb, "k", store.SliceQuery{Super: []byte("a"), Count: all, Start: []byte("c060")})
+	if got := enginetest.CellsString(res.Cells); got != "c060=v@61 c061=v@62 c062=v@63 c063=v@64 c064=v@65 c065=v@66" {
+		t.Fatalf("read %q", got)
+	}
+}
+
+// TestPackedTombstonesAreCollected: a subcolumn tombstone in a pack, and
+// what it shadows, go once gc_grace_seconds have passed; a pack whose
+// subcolumns all expire goes with Badger's expiry.
+func TestPackedTombstonesAreCollected(t *testing.T) {
+	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	e := openLayout(t, t.TempDir(), false, clock)
+	defer e.Close()
+	grace := int32(10)
+	tb := enginetest.CreateTable(t, e, store.TableDef{Name: "S", Comparator: "UTF8Type", Super: true, SubComparator: "UTF8Type", GCGraceSeconds: &grace})
+	enginetest.Apply(t, e, store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{
+		enginetest.PutSuper("a", "x", "1", 1), enginetest.PutSuper("a", "y", "1", 1),
+		{Kind: store.OpDeleteCell, Super: []byte("a"), Name: []byte("x"), Timestamp: 2},
+	}})
+	clock.Advance(11 * time.Second)
+	stats, err := e.CollectGarbage(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Cells != 1 {
+		t.Fatalf("collected %d cells, want the tombstone", stats.Cells)
+	}
+	if got := enginetest.CellsString(enginetest.Slice(t, e, tb, "k", store.SliceQuery{Super: []byte("a"), Count: all}).Cells); got != "y=1@1" {
+		t.Fatalf("read %q", got)
+	}
+	err = e.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{nsGC}})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			return fmt.Errorf("the row is still marked for collection")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func FuzzDecodePack(f *testing.F) {
+	rec := appendRecord(nil, &record{timestamp: 7, value: []byte("v")})
+	f.Add(appendPack(nil, []packCell{{enc: []byte("a"), rec: rec}, {enc: []byte("b"), rec: rec}}, false))
+	f.Add(appendPack(nil, nil, true))
+	f.Add([]byte{packMarker, 0, 1, 1, 'a', 2, 0, 0})
+	f.Fuzz(func(t *testing.T, val []byte) {
+		cells, dissolved, err := decodePack(val, nil)
+		if err != nil {
+			return
+		}
+		again := appendPack(nil, cells, dissolved)
+		if !bytes.Equal(again, val) {
+			t.Fatalf("a decoded pack encodes differently: %x, was %x", again, val)
+		}
+		var r record
+		for _, c := range cells {
+			_ = decodeRecord(c.rec, &r)
+		}
+	})
+}

@@ -1,0 +1,182 @@
+package badgerstore
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/thriftbridge/thriftbridge/store"
+)
+
+// packNameRoom is the room a super column's pack key must leave for
+// subcolumn names: a super column whose key leaves less is never packed,
+// its subcolumns are entries of their own.
+const packNameRoom = 1 << 10
+
+// openPack is a pack read by the row mutation being written, with its
+// changes; its slices live in the writer's slab.
+type openPack struct {
+	key       []byte
+	cells     []packCell
+	size      int // encoded size
+	dissolved bool
+	dirty     bool
+}
+
+// packCell writes a put or cell deletion of a subcolumn of a packed
+// family into its super column's pack, unless the super column is not
+// packed or the cell cannot join it.
+func (w *writer) packCell(rp []byte, t *store.Table, super, name []byte, rec *record, ttl int32) error {
+	pk := superPackKey(&w.slab, rp, t, super)
+	if len(pk)+packNameRoom > truncatedLen {
+		return w.putCell(rp, t, super, name, rec, ttl)
+	}
+	p, err := w.openPack(pk)
+	if err != nil {
+		return err
+	}
+	if p.dissolved {
+		return w.putCell(rp, t, super, name, rec, ttl)
+	}
+	enc := t.SubComparator.AppendKey(w.slab.scratch(2*len(name)+8), name)
+	if !packable(pk, enc) {
+		if err := w.dissolve(p, t); err != nil {
+			return err
+		}
+		return w.putCell(rp, t, super, name, rec, ttl)
+	}
+	w.prepareCell(t, super, name, rec, ttl, false)
+	if err := w.e.noteTimestamp(w.stripe, rec.timestamp); err != nil {
+		return err
+	}
+	i, found := findPackCell(p.cells, enc)
+	if found {
+		var old record
+		if err := decodeRecord(p.cells[i].rec, &old); err != nil {
+			return fmt.Errorf("read cell: key %x: %w", pk, err)
+		}
+		if !wins(rec, &old, w.now) {
+			return nil
+		}
+		w.keepFirstNames(rec, &old)
+		p.size -= len(p.cells[i].rec)
+		p.cells[i].rec = appendRecord(w.slab.scratch(recordSize(rec)), rec)
+		p.size += len(p.cells[i].rec)
+	} else {
+		c := packCell{enc: enc, rec: appendRecord(w.slab.scratch(recordSize(rec)), rec)}
+		p.cells = slices.Insert(p.cells, i, c)
+		p.size += packCellSize(c)
+	}
+	p.dirty = true
+	if len(p.cells) > packMaxCells || p.size > packMaxBytes {
+		return w.dissolve(p, t)
+	}
+	return nil
+}
+
+// packCellSize bounds the encoded size of one cell of a pack.
+func packCellSize(c packCell) int { return 2*3 + len(c.enc) + len(c.rec) }
+
+// openPack returns the pack under key, reading it on first use in the row
+// mutation.
+func (w *writer) openPack(key []byte) (*openPack, error) {
+	for i := len(w.packs) - 1; i >= 0; i-- {
+		if bytes.Equal(w.packs[i].key, key) {
+			return &w.packs[i], nil
+		}
+	}
+	val, found, err := w.getValue(key)
+	if err != nil {
+		return nil, fmt.Errorf("read super column: %w", err)
+	}
+	p := openPack{key: key, size: 2 + 3}
+	if found {
+		// The value outlives later reads: the pack's cells alias it.
+		if p.cells, p.dissolved, err = decodePack(w.slab.copy(val), nil); err != nil {
+			return nil, fmt.Errorf("read super column: key %x: %w", key, err)
+		}
+		for _, c := range p.cells {
+			p.size += packCellSize(c)
+		}
+	}
+	w.packs = append(w.packs, p)
+	return &w.packs[len(w.packs)-1], nil
+}
+
+// dissolve moves the subcolumns of a pack to entries of their own and
+// leaves the pack as the marker that says so. None of those entries
+// exists: the super column's subcolumns were all in the pack.
+func (w *writer) dissolve(p *openPack, t *store.Table) error {
+	for _, c := range p.cells {
+		var rec record
+		if err := decodeRecord(c.rec, &rec); err != nil {
+			return fmt.Errorf("dissolve super column: key %x: %w", p.key, err)
+		}
+		key := append(w.slab.copyCap(p.key, len(c.enc)), c.enc...)
+		if err := w.txn.SetEntry(w.cellEntry(key, c.rec, &rec, t)); err != nil {
+			return err
+		}
+	}
+	p.cells, p.dissolved, p.dirty = nil, true, true
+	return nil
+}
+
+// flushPacks writes back the packs the row mutation changed. Subcolumns
+// dead for longer than gc_grace_seconds are purged on the way, as Badger's
+// expiry purges entries of their own. A pack whose subcolumns all die
+// expires with the last of them; one that keeps a tombstone has its row
+// marked for collection (gc.go), which purges it in time.
+func (w *writer) flushPacks(rp []byte, t *store.Table) error {
+	grace := t.GCGrace()
+	marked := false
+	for i := range w.packs {
+		p := &w.packs[i]
+		if !p.dirty {
+			continue
+		}
+		kept := p.cells[:0]
+		var lastDeath uint32
+		mortal, tombstones := true, false
+		for _, c := range p.cells {
+			var rec record
+			if err := decodeRecord(c.rec, &rec); err != nil {
+				return fmt.Errorf("write super column: key %x: %w", p.key, err)
+			}
+			dead := localDeletionTime(&rec)
+			if dead != ^uint32(0) && !rec.live(w.now) && int64(dead)+grace <= int64(w.now) {
+				continue
+			}
+			kept = append(kept, c)
+			if dead == ^uint32(0) {
+				mortal = false
+			}
+			lastDeath = max(lastDeath, dead)
+			tombstones = tombstones || rec.tombstone()
+		}
+		p.cells = kept
+		if len(kept) == 0 && !p.dissolved {
+			if err := w.txn.Delete(p.key); err != nil {
+				return err
+			}
+			continue
+		}
+		val := appendPack(w.slab.scratch(packSize(kept)), kept, p.dissolved)
+		entry := badger.NewEntry(p.key, val)
+		if mortal && len(kept) > 0 {
+			entry.ExpiresAt = w.badgerExpiry(lastDeath, grace)
+		}
+		if err := w.txn.SetEntry(entry); err != nil {
+			return err
+		}
+		if tombstones && !marked {
+			if err := w.markForGC(rp); err != nil {
+				return err
+			}
+			marked = true
+		}
+	}
+	w.packs = w.packs[:0]
+	return nil
+}
