@@ -18,6 +18,7 @@
 //	0x01 ts(8) hash(8)                       a range tombstone of the row
 //	0x02 enc(name)                           a cell of a Standard family
 //	0x02 enc(super) 0x00                     a super column's header (its tombstone)
+//	0x02 enc(super) 0x01                     a super column's pack (see pack.go)
 //	0x02 enc(super) 0x01 enc(name)           a subcolumn of a Super family
 //
 // enc is the comparator's order-preserving, prefix-free encoding
@@ -39,5 +40,6 @@
 //
 // A value is a record: flags, the client timestamp, the TTL and expiry of an
 // expiring cell or the local deletion time of a tombstone, raw names where
-// the key cannot give them back, then the cell value (see record.go).
+// the key cannot give them back, then the cell value (see record.go). A pack
+// holds the encoded names and records of a super column's subcolumns.
 package badgerstore

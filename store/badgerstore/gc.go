@@ -280,6 +280,11 @@ type gcWalk struct {
 	superDel int64
 	// headers are the keys of the super column headers to drop last.
 	headers [][]byte
+	// marker is the key of a dissolved pack of the super column being
+	// walked, met in this batch; markerNeeded, that an entry of that super
+	// column stays.
+	marker       []byte
+	markerNeeded bool
 }
 
 // batch deletes, inside txn, up to gcBatch cells from start on that old
@@ -290,6 +295,9 @@ func (w *gcWalk) batch(txn *badger.Txn, start, end []byte) ([]byte, error) {
 	it := txn.NewIterator(badger.IteratorOptions{Prefix: rp})
 	defer it.Close()
 	n := 0
+	// A dissolved pack's marker goes with the last of its super column's
+	// entries, when the same transaction sees them all.
+	w.marker, w.markerNeeded = nil, false
 	for it.Seek(start); it.Valid(); it.Next() {
 		k := it.Item().Key()
 		if bytes.Compare(k, end) >= 0 {
@@ -325,6 +333,9 @@ func (w *gcWalk) batch(txn *badger.Txn, start, end []byte) ([]byte, error) {
 				return nil, err
 			}
 			if !bytes.Equal(sk.encSuper, w.superEnc) {
+				if err := w.dropUnneededMarker(txn); err != nil {
+					return nil, err
+				}
 				w.superEnc, w.superDel = append(w.superEnc[:0], sk.encSuper...), noDeletion
 			}
 			if sk.header {
@@ -343,6 +354,7 @@ func (w *gcWalk) batch(txn *badger.Txn, start, end []byte) ([]byte, error) {
 			del = max(del, w.superDel)
 		}
 		if rec.timestamp > del {
+			w.markerNeeded = true
 			continue
 		}
 		if err := txn.Delete(it.Item().KeyCopy(nil)); err != nil {
@@ -360,7 +372,18 @@ func (w *gcWalk) batch(txn *badger.Txn, start, end []byte) ([]byte, error) {
 			}
 		}
 	}
-	return nil, nil
+	return nil, w.dropUnneededMarker(txn)
+}
+
+// dropUnneededMarker deletes the marker of the dissolved pack the batch
+// met, if none of its super column's entries is left after it.
+func (w *gcWalk) dropUnneededMarker(txn *badger.Txn) error {
+	marker, needed := w.marker, w.markerNeeded
+	w.marker, w.markerNeeded = nil, false
+	if marker == nil || needed {
+		return nil
+	}
+	return txn.Delete(marker)
 }
 
 // pack collects inside the pack under key (pack.go): the subcolumns old
@@ -378,7 +401,14 @@ func (w *gcWalk) pack(txn *badger.Txn, key, val []byte) error {
 		return err
 	}
 	if !bytes.Equal(sk.encSuper, w.superEnc) {
+		if err := w.dropUnneededMarker(txn); err != nil {
+			return err
+		}
 		w.superEnc, w.superDel = append(w.superEnc[:0], sk.encSuper...), noDeletion
+	}
+	if dissolved {
+		w.marker, w.markerNeeded = key, false
+		return nil
 	}
 	kept := cells[:0]
 	var rec record

@@ -444,3 +444,43 @@ func FuzzDecodePack(f *testing.F) {
 		}
 	})
 }
+
+// TestDissolvedPackLeavesNoGhost: once a deleted row's subcolumns are
+// collected, the marker of its dissolved pack goes too, so a range scan
+// no longer lists the row.
+func TestDissolvedPackLeavesNoGhost(t *testing.T) {
+	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	e := openLayout(t, t.TempDir(), false, clock)
+	defer e.Close()
+	grace := int32(10)
+	tb := enginetest.CreateTable(t, e, store.TableDef{Name: "S", Comparator: "UTF8Type", Super: true, SubComparator: "UTF8Type", GCGraceSeconds: &grace})
+	var ops []store.Op
+	for n := 0; n <= packMaxCells; n++ {
+		ops = append(ops, enginetest.PutSuper("a", fmt.Sprintf("c%03d", n), "v", 1))
+	}
+	ops = append(ops, enginetest.PutSuper("b", "x", "v", 1))
+	enginetest.Apply(t, e, store.RowMutation{Table: tb, Key: []byte("k"), Ops: ops})
+	if packs, dissolved, cells := packEntries(t, e, tb); packs != 2 || dissolved != 1 || cells != packMaxCells+1 {
+		t.Fatalf("%d packs (%d dissolved), %d entries of their own; want 2 (1), %d", packs, dissolved, cells, packMaxCells+1)
+	}
+	enginetest.Apply(t, e, store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{{Kind: store.OpDeleteRow, Timestamp: 2}}})
+	clock.Advance(11 * time.Second)
+	if _, err := e.CollectGarbage(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if packs, cells := dataEntries(t, e, tb); packs != 0 || cells != 0 {
+		t.Fatalf("after collection: %d packs and %d other entries, want none", packs, cells)
+	}
+	var res store.SliceResult
+	rows := 0
+	err := e.Scan(context.Background(), tb, &store.ScanQuery{Slice: store.SliceQuery{Count: all}}, &res, func([]byte) (bool, error) {
+		rows++
+		return true, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows != 0 {
+		t.Fatalf("the scan lists %d rows after collection, want none", rows)
+	}
+}
