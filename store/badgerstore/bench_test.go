@@ -248,3 +248,46 @@ func loadRows(b *testing.B, rows int, write func(row, ts int, s *slab) error) {
 		}
 	})
 }
+
+// BenchmarkSuperSlice reads rows of 10 super columns of 10 subcolumns, a
+// whole row and one super column of it, from a packed family and from an
+// unpacked one (pack.go).
+func BenchmarkSuperSlice(b *testing.B) {
+	const rows = 1000
+	ctx := context.Background()
+	value := make([]byte, 64)
+	for _, layout := range []string{"packed", "unpacked"} {
+		b.Run(layout, func(b *testing.B) {
+			f := openTestEngine(b, b.TempDir(), "Murmur3Partitioner")
+			f.e.unpackedSupers = layout == "unpacked"
+			tb := f.table(store.TableDef{Name: "cf", Super: true, Comparator: "BytesType", SubComparator: "BytesType"})
+			for r := 0; r < rows; r++ {
+				ops := make([]store.Op, 0, 100)
+				for s := 0; s < 10; s++ {
+					for c := 0; c < 10; c++ {
+						ops = append(ops, store.Op{Kind: store.OpPut, Super: fmt.Appendf(nil, "s%02d", s), Name: fmt.Appendf(nil, "c%02d", c),
+							Value: value, Timestamp: 1, HasTimestamp: true})
+					}
+				}
+				f.apply(store.RowMutation{Table: tb, Key: fmt.Appendf(nil, "r%05d", r), Ops: ops})
+			}
+			var res store.SliceResult
+			for _, q := range []struct {
+				name string
+				q    store.SliceQuery
+			}{
+				{"row", store.SliceQuery{Count: all}},
+				{"super", store.SliceQuery{Super: []byte("s05"), Count: all}},
+			} {
+				b.Run(q.name, func(b *testing.B) {
+					for i := 0; i < b.N; i++ {
+						res.Reset()
+						if err := f.e.Slice(ctx, tb, fmt.Appendf(nil, "r%05d", i%rows), &q.q, &res); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		})
+	}
+}
