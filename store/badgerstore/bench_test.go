@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math/rand"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -289,5 +290,52 @@ func BenchmarkSuperSlice(b *testing.B) {
 				})
 			}
 		})
+	}
+}
+
+// BenchmarkSuperInsertOne writes one subcolumn at a time, each call to a
+// random super column of 1000 rows × 4 that already hold some subcolumns
+// (8: a pack; 40: past a pack's bounds): the call that makes a pack read
+// and rewrite its super column, and that an unpacked family writes
+// without a read.
+func BenchmarkSuperInsertOne(b *testing.B) {
+	const rows, supers = 1000, 4
+	ctx := context.Background()
+	value := make([]byte, 64)
+	for _, filled := range []int{8, 40} {
+		for _, layout := range []string{"packed", "unpacked"} {
+			b.Run(fmt.Sprintf("%s-%d", layout, filled), func(b *testing.B) {
+				f := openTestEngine(b, b.TempDir(), "Murmur3Partitioner")
+				f.e.unpackedSupers = layout == "unpacked"
+				tb := f.table(store.TableDef{Name: "cf", Super: true, Comparator: "BytesType", SubComparator: "BytesType"})
+				for r := 0; r < rows; r++ {
+					ops := make([]store.Op, 0, supers*filled)
+					for s := 0; s < supers; s++ {
+						for c := 0; c < filled; c++ {
+							ops = append(ops, store.Op{Kind: store.OpPut, Super: fmt.Appendf(nil, "s%02d", s), Name: fmt.Appendf(nil, "c%03d", 2*c),
+								Value: value, Timestamp: 1, HasTimestamp: true})
+						}
+					}
+					f.apply(store.RowMutation{Table: tb, Key: fmt.Appendf(nil, "r%05d", r), Ops: ops})
+				}
+				var ts atomic.Int64
+				ts.Store(time.Now().UnixMicro())
+				b.ResetTimer()
+				b.RunParallel(func(pb *testing.PB) {
+					rng := rand.New(rand.NewSource(ts.Add(1)))
+					for pb.Next() {
+						// Overwrites of stored subcolumns: the pack keeps
+						// its size.
+						r, s, c := rng.Intn(rows), rng.Intn(supers), 2*rng.Intn(filled)
+						op := store.Op{Kind: store.OpPut, Super: fmt.Appendf(nil, "s%02d", s), Name: fmt.Appendf(nil, "c%03d", c),
+							Value: value, Timestamp: ts.Add(1), HasTimestamp: true}
+						if err := f.e.Apply(ctx, &store.Batch{Rows: []store.RowMutation{{Table: tb, Key: fmt.Appendf(nil, "r%05d", r), Ops: []store.Op{op}}}}); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+			})
+		}
 	}
 }
