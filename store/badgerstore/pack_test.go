@@ -40,6 +40,17 @@ func openLayout(t testing.TB, dir string, unpacked bool, clock *testClock) *Engi
 	return e
 }
 
+// openPackedFamily opens a packed store on a test clock with one Super
+// family of UTF8Type names and the given gc_grace_seconds.
+func openPackedFamily(t *testing.T, grace int32) (*Engine, *testClock, *store.Table) {
+	t.Helper()
+	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	e := openLayout(t, t.TempDir(), false, clock)
+	t.Cleanup(func() { e.Close() })
+	tb := enginetest.CreateTable(t, e, store.TableDef{Name: "S", Comparator: "UTF8Type", Super: true, SubComparator: "UTF8Type", GCGraceSeconds: &grace})
+	return e, clock, tb
+}
+
 // dataEntries counts a family's Badger entries of cells: packs and
 // entries of their own.
 func dataEntries(t testing.TB, e *Engine, tb *store.Table) (packs, cells int) {
@@ -394,11 +405,7 @@ func TestPackDissolvesPastItsBounds(t *testing.T) {
 // what it shadows, go once gc_grace_seconds have passed; a pack whose
 // subcolumns all expire goes with Badger's expiry.
 func TestPackedTombstonesAreCollected(t *testing.T) {
-	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
-	e := openLayout(t, t.TempDir(), false, clock)
-	defer e.Close()
-	grace := int32(10)
-	tb := enginetest.CreateTable(t, e, store.TableDef{Name: "S", Comparator: "UTF8Type", Super: true, SubComparator: "UTF8Type", GCGraceSeconds: &grace})
+	e, clock, tb := openPackedFamily(t, 10)
 	enginetest.Apply(t, e, store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{
 		enginetest.PutSuper("a", "x", "1", 1), enginetest.PutSuper("a", "y", "1", 1),
 		{Kind: store.OpDeleteCell, Super: []byte("a"), Name: []byte("x"), Timestamp: 2},
@@ -413,6 +420,29 @@ func TestPackedTombstonesAreCollected(t *testing.T) {
 	}
 	if got := enginetest.CellsString(enginetest.Slice(t, e, tb, "k", store.SliceQuery{Super: []byte("a"), Count: all}).Cells); got != "y=1@1" {
 		t.Fatalf("read %q", got)
+	}
+	// A pack whose subcolumns all expire carries the Badger expiry of the
+	// last one's death and gc_grace_seconds (Badger's clock is the wall's).
+	enginetest.Apply(t, e, store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{
+		{Kind: store.OpPut, Super: []byte("b"), Name: []byte("x"), Value: []byte("1"), Timestamp: 3, TTL: 100},
+		{Kind: store.OpPut, Super: []byte("b"), Name: []byte("y"), Value: []byte("1"), Timestamp: 3, TTL: 200},
+	}})
+	rp, _ := e.rowPrefix(nil, tb, []byte("k"))
+	var s slab
+	pk := superPackKey(&s, rp, tb, []byte("b"))
+	err = e.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(pk)
+		if err != nil {
+			return err
+		}
+		want := uint64(time.Now().Unix()) + 200 + 10
+		if got := item.ExpiresAt(); got+2 < want || got > want {
+			return fmt.Errorf("the pack of expiring subcolumns expires at %d, want %d", got, want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	err = e.db.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{nsGC}})
@@ -452,11 +482,7 @@ func FuzzDecodePack(f *testing.F) {
 // collected, the marker of its dissolved pack goes too, so a range scan
 // no longer lists the row.
 func TestDissolvedPackLeavesNoGhost(t *testing.T) {
-	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
-	e := openLayout(t, t.TempDir(), false, clock)
-	defer e.Close()
-	grace := int32(10)
-	tb := enginetest.CreateTable(t, e, store.TableDef{Name: "S", Comparator: "UTF8Type", Super: true, SubComparator: "UTF8Type", GCGraceSeconds: &grace})
+	e, clock, tb := openPackedFamily(t, 10)
 	var ops []store.Op
 	for n := 0; n <= packMaxCells; n++ {
 		ops = append(ops, enginetest.PutSuper("a", fmt.Sprintf("c%03d", n), "v", 1))
