@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"math/rand"
@@ -511,5 +512,43 @@ func TestDissolvedPackLeavesNoGhost(t *testing.T) {
 	}
 	if rows != 0 {
 		t.Fatalf("the scan lists %d rows after collection, want none", rows)
+	}
+}
+
+// TestNewerLayoutIsRefused: a store records the newest layout it holds,
+// and an engine refuses a layout newer than it reads, whose data it would
+// misread.
+func TestNewerLayoutIsRefused(t *testing.T) {
+	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	dir := t.TempDir()
+	e := openLayout(t, dir, false, clock)
+	enginetest.CreateTable(t, e, store.TableDef{Name: "S", Comparator: "UTF8Type", Super: true, SubComparator: "UTF8Type"})
+	var meta metaDoc
+	if err := e.db.View(func(txn *badger.Txn) error { return readJSON(txn, metaKey, &meta) }); err != nil {
+		t.Fatal(err)
+	}
+	if meta.Format != formatPacks {
+		t.Fatalf("a store with a packed family records layout %d, want %d", meta.Format, formatPacks)
+	}
+	meta.Format = storeFormat + 1
+	err := e.db.Update(func(txn *badger.Txn) error {
+		b, err := json.Marshal(&meta)
+		if err != nil {
+			return err
+		}
+		return txn.Set(metaKey, b)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	p, _ := partition.ByName("Murmur3Partitioner")
+	e, err = Open(context.Background(), Options{Dir: dir, Partitioner: p, Logger: slog.New(slog.DiscardHandler)})
+	if err == nil {
+		e.Close()
+		t.Fatal("a store of a newer layout opened")
+	}
+	if !strings.Contains(err.Error(), "written by a newer thriftd") {
+		t.Fatalf("refused with %q", err)
 	}
 }

@@ -37,7 +37,18 @@ type metaDoc struct {
 	PendingDrop []uint32 `json:"pending_drop,omitempty"`
 	// PendingPrefixes are other key prefixes to drop (dropped indexes).
 	PendingPrefixes [][]byte `json:"pending_prefixes,omitempty"`
+	// Format is the newest layout the store holds data in (0: the first).
+	Format int `json:"format,omitempty"`
 }
+
+// Layouts of the data, in the order they appeared. An engine opens a store
+// up to storeFormat and refuses a newer one, whose data it would misread.
+const (
+	// formatPacks: Super families may keep super columns in packs
+	// (pack.go).
+	formatPacks = 1
+	storeFormat = formatPacks
+)
 
 var metaKey = []byte{nsSchema, schemaMeta, 's', 'e', 'q'}
 
@@ -49,6 +60,13 @@ func keyspaceKey(name string) []byte {
 func (e *Engine) loadCatalog(ctx context.Context) error {
 	docs := map[string]*keyspaceDoc{}
 	err := e.db.View(func(txn *badger.Txn) error {
+		var meta metaDoc
+		if err := readJSON(txn, metaKey, &meta); err != nil {
+			return err
+		}
+		if meta.Format > storeFormat {
+			return fmt.Errorf("the data is in layout %d, written by a newer thriftd; this one reads layouts up to %d", meta.Format, storeFormat)
+		}
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{nsSchema, schemaKeyspace}})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
@@ -215,6 +233,13 @@ type schemaTxn struct {
 	packSupers bool
 }
 
+// noteLayout records in the store's metadata that a family is packed.
+func (c *schemaTxn) noteLayout(packed bool) {
+	if packed {
+		c.meta.Format = max(c.meta.Format, formatPacks)
+	}
+}
+
 func (c *schemaTxn) keyspace(name string) (*keyspaceDoc, error) {
 	d, ok := c.docs[name]
 	if !ok {
@@ -245,6 +270,7 @@ func (c *schemaTxn) addTable(d *keyspaceDoc, def store.TableDef) error {
 		return err
 	}
 	d.Tables = append(d.Tables, tableDoc{Def: def, DataID: dataID, Packed: packedTable(t)})
+	c.noteLayout(packedTable(t))
 	c.changed[d.Def.Name] = true
 	return nil
 }
@@ -415,6 +441,7 @@ func (e *Engine) Truncate(ctx context.Context, keyspace, name string) error {
 			return err
 		}
 		d.Tables[i].Packed = packedTable(t)
+		c.noteLayout(d.Tables[i].Packed)
 		c.changed[keyspace] = true
 		return nil
 	})
