@@ -139,7 +139,7 @@ func TestSuperColumnsArePacked(t *testing.T) {
 // before that: a write below a purged tombstone comes back in Cassandra,
 // and when a purge happens is no part of the contract.)
 func TestPackedLayoutReadsAsUnpacked(t *testing.T) {
-	for _, seed := range []int64{1, 2, 3} {
+	for _, seed := range []int64{1, 2} {
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
 			testPackedLayoutReadsAsUnpacked(t, seed)
 		})
@@ -206,7 +206,7 @@ func testPackedLayoutReadsAsUnpacked(t *testing.T, seed int64) {
 	rows := []string{"r0", "r1", "r2"}
 	sawPacks, sawDissolved := false, false
 
-	for step := 0; step < 600; step++ {
+	for step := 0; step < 400; step++ {
 		fam := rng.Intn(len(defs))
 		var ops []store.Op
 		for n := 1 + rng.Intn(12); n > 0; n-- {
@@ -241,13 +241,13 @@ func testPackedLayoutReadsAsUnpacked(t *testing.T, seed int64) {
 		if rng.Intn(10) == 0 {
 			clock.Advance(time.Duration(1+rng.Intn(4)) * time.Second)
 		}
-		if step == 300 {
+		if step == 200 {
 			for _, e := range engines {
 				e.Close()
 			}
 			open()
 		}
-		if step%10 == 9 {
+		if step%20 == 19 {
 			for fam := range defs {
 				p, d, _ := packEntries(t, engines[0], tables[0][fam])
 				sawPacks, sawDissolved = sawPacks || p > d, sawDissolved || d > 0
