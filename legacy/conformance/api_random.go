@@ -41,6 +41,12 @@ type randomFamily struct {
 	supers [][]byte
 	// show renders a column name, showSuper a super column name.
 	show, showSuper func([]byte) string
+	// writes is the length of a sequence (default 150).
+	writes int
+	// rising draws timestamps around the write's place in the sequence,
+	// still out of order and tied nearby, and deletions' further back, so
+	// that rows grow.
+	rising bool
 }
 
 func longName(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
@@ -167,19 +173,42 @@ var randomFamilies = map[string]randomFamily{
 		show:      showLong,
 		showSuper: showText,
 	},
+	// WideSuper grows super columns past 32 subcolumns: on the embedded
+	// store their packs dissolve into entries of their own mid-sequence.
+	"WideSuper": {
+		def:       func() *cassandra.CfDef { return superCF("Rand", subcomparator("LongType")) },
+		names:     wideNames,
+		supers:    [][]byte{b("s1"), b("s2")},
+		show:      showLong,
+		showSuper: showText,
+		writes:    400,
+		rising:    true,
+	},
 }
+
+// wideNames are the 40 subcolumn names of the WideSuper family.
+var wideNames = func() (names [][]byte) {
+	for i := range int64(40) {
+		names = append(names, longName(3*i-20))
+	}
+	return names
+}()
 
 var randomKeys = []string{"k0", "k1", "k2", "k3"}
 
 func runRandomTests(t *testing.T, target Target) {
-	for _, family := range []string{"Bytes", "Long", "TimeUUID", "Composite", "Super"} {
+	for _, family := range []string{"Bytes", "Long", "TimeUUID", "Composite", "Super", "WideSuper"} {
 		for _, seed := range []uint64{1, 2, 3} {
 			name := fmt.Sprintf("%s/seed%d", family, seed)
 			t.Run(name, func(t *testing.T) {
 				f := randomFamilies[family]
 				a := newKeyspaceEnv(t, target, Options{}, "Keyspace1", f.def())
 				r := &randomRun{a: a, f: f, rng: rand.New(rand.NewPCG(seed, 0x7468726966746264))}
-				r.play(150)
+				writes := f.writes
+				if writes == 0 {
+					writes = 150
+				}
+				r.play(writes)
 				golden.Check(t, "testdata/cassandra-3.11/random/"+strings.ReplaceAll(name, "/", "-")+".txt", []byte(r.out.String()))
 			})
 		}
@@ -188,10 +217,11 @@ func runRandomTests(t *testing.T, target Target) {
 
 // randomRun is one sequence of random operations and its transcript.
 type randomRun struct {
-	a   *apiEnv
-	f   randomFamily
-	rng *rand.Rand
-	out strings.Builder
+	a    *apiEnv
+	f    randomFamily
+	rng  *rand.Rand
+	out  strings.Builder
+	step int // the write being made
 }
 
 const randomCF = "Rand"
@@ -202,6 +232,7 @@ func (r *randomRun) printf(format string, args ...any) { fmt.Fprintf(&r.out, for
 // the end.
 func (r *randomRun) play(n int) {
 	for i := range n {
+		r.step = i
 		r.printf("%d ", i)
 		r.write()
 		if r.rng.IntN(3) == 0 {
@@ -215,7 +246,23 @@ func (r *randomRun) play(n int) {
 func (r *randomRun) key() string       { return randomKeys[r.rng.IntN(len(randomKeys))] }
 func (r *randomRun) name() []byte      { return r.f.names[r.rng.IntN(len(r.f.names))] }
 func (r *randomRun) superName() []byte { return r.f.supers[r.rng.IntN(len(r.f.supers))] }
-func (r *randomRun) stamp() int64      { return 1 + r.rng.Int64N(12) }
+func (r *randomRun) stamp() int64 {
+	if r.f.rising {
+		return int64(r.step) + 1 + r.rng.Int64N(12)
+	}
+	return 1 + r.rng.Int64N(12)
+}
+
+// deletionStamp is the timestamp of a deletion: with rising timestamps,
+// some 40 writes behind, so that a deletion shadows the older writes it
+// meets and rows still grow.
+func (r *randomRun) deletionStamp() int64 {
+	at := r.stamp()
+	if r.f.rising {
+		at = max(1, at-40)
+	}
+	return at
+}
 
 func (r *randomRun) column() *cassandra.Column {
 	return col(r.name(), []byte(fmt.Sprintf("v%d", r.rng.IntN(4))), r.stamp())
@@ -289,7 +336,7 @@ func (r *randomRun) write() {
 		}
 		r.a.insert(key, p, c)
 	case k < 6:
-		key, at := r.key(), r.stamp()
+		key, at := r.key(), r.deletionStamp()
 		path := &cassandra.ColumnPath{ColumnFamily: randomCF}
 		what := "row"
 		switch {
@@ -324,7 +371,7 @@ func (r *randomRun) write() {
 
 // mutation draws one mutation of a batch and describes it.
 func (r *randomRun) mutation() (*cassandra.Mutation, string) {
-	at := r.stamp()
+	at := r.deletionStamp()
 	if r.f.supers == nil {
 		switch r.rng.IntN(4) {
 		case 0:
