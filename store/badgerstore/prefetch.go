@@ -22,7 +22,10 @@ import (
 // consumes it, and every later read of that key (after the writer may have
 // written it) goes to the transaction, which sees its own writes. Every
 // write of a cell key is preceded by a read of it (putCell, addCounter),
-// so a prefetched record is never stale.
+// so a prefetched record is never stale. In a packed family the keys read
+// are the packs' (openPack reads each once in a row mutation, before its
+// flush writes it); the entries a dissolving pack writes are never
+// prefetched.
 
 const (
 	// prefetchMinCells is the number of cell writes in one row from which
