@@ -75,7 +75,10 @@ func decodePack(val []byte, dst []packCell) ([]packCell, bool, error) {
 	if len(val) < 2 || val[0] != packMarker {
 		return dst, false, errBadPack
 	}
-	dissolved := val[1]&packDissolved != 0
+	if val[1]&^packDissolved != 0 {
+		return dst, false, errBadPack // flags this engine does not know
+	}
+	dissolved := val[1] == packDissolved
 	src := val[2:]
 	n, k := binary.Uvarint(src)
 	if k <= 0 || n > uint64(len(src)) {
