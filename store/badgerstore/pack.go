@@ -107,7 +107,7 @@ func decodePack(val []byte, dst []packCell) ([]packCell, bool, error) {
 	return dst, dissolved, nil
 }
 
-// packSize is the encoded size of a pack of cells.
+// packSize bounds the encoded size of a pack of cells (room to encode it).
 func packSize(cells []packCell) int {
 	n := 2 + binary.MaxVarintLen64
 	for _, c := range cells {
