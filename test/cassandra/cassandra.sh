@@ -160,6 +160,10 @@ jvm_opts() {
     -Dcassandra.superuser_setup_delay_ms=0
     -Dcassandra.migration_task_wait_in_seconds=1
     -Dcassandra.load_ring_state=false
+    # Schema changes do not flush the schema tables to disk (they stay in
+    # the commit log): the tests create and drop hundreds of keyspaces, and
+    # those flushes were most of what a schema change cost a node.
+    -Dcassandra.unsafesystem=true
     -Djdk.attach.allowAttachSelf=true
   )
   # The JDK internals Cassandra reaches into: 3.11 was written for Java 8 and
