@@ -36,6 +36,7 @@ func TestConformanceCQL(t *testing.T) {
 	if hosts == "" {
 		t.Skip("!!! SKIPPED: the conformance suite on the CQL backend needs CASSANDRA_TARGET_HOSTS (host:9042 of a Cassandra 5.0 node; test/cassandra/cassandra.sh start) !!!")
 	}
+	t.Parallel()
 	runConformanceCQL(t, hosts, nil)
 }
 
@@ -50,6 +51,7 @@ func TestConformanceCQLOn311(t *testing.T) {
 	if hosts == "" {
 		t.Skip("!!! SKIPPED: the conformance suite on the CQL backend over protocol v4 needs CASSANDRA_HOSTS (host:9042 of a Cassandra 3.11 node; test/cassandra/cassandra.sh start) !!!")
 	}
+	t.Parallel()
 	others := map[string]string{}
 	for name, c := range testcluster.OtherPartitioners() {
 		others[name] = strings.Join(c.Hosts, ",")
