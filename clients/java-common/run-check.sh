@@ -4,6 +4,10 @@
 # the clone's .cache/m2), then run it against one server.
 #
 #   run-check.sh MODULE_DIR MAIN_CLASS HOST:PORT [JVM_OPTION...]
+#   run-check.sh MODULE_DIR MAIN_CLASS --build-only
+#
+# --build-only builds the program and runs nothing (test/run-tests.sh builds
+# the clients while the Go tests run).
 #
 # The program prints one line per check and ends with "N passed, N failed";
 # its exit status is this script's. The run is bounded by `timeout`
@@ -11,10 +15,10 @@
 # MAVEN_REPO_LOCAL overrides Maven's local repository.
 set -euo pipefail
 
-[ $# -ge 3 ] || { echo "usage: run-check.sh MODULE_DIR MAIN_CLASS HOST:PORT [JVM_OPTION...]" >&2; exit 2; }
+[ $# -ge 3 ] || { echo "usage: run-check.sh MODULE_DIR MAIN_CLASS HOST:PORT|--build-only [JVM_OPTION...]" >&2; exit 2; }
 module="$(cd "$1" && pwd)"; main="$2"; target="$3"; shift 3
 case "$target" in
-  *:*) ;;
+  *:* | --build-only) ;;
   *) echo "$(basename "$module")/run.sh: want HOST:PORT, got '$target'" >&2; exit 2 ;;
 esac
 repo="$(cd "$module/../.." && pwd)"
@@ -41,6 +45,7 @@ if [ ! -f "$out/.built" ] || [ "$(cat "$out/.built")" != "$m2" ] ||
   printf '%s' "$m2" >"$out/.built"
 fi
 flock -u 9
+[ "$target" != --build-only ] || exit 0
 
 cp="$out/classes:$(cat "$out/classpath.txt")"
 set +e
