@@ -33,6 +33,10 @@ func (e *Engine) dropPendingLoop() {
 	}
 }
 
+// dropPending removes the data of every pending drop with one DropPrefix:
+// Badger blocks writes, flushes its memtables and compacts every level that
+// holds a prefix once per call, so a dropped keyspace of many families
+// costs one pass, not one per family and prefix.
 func (e *Engine) dropPending() {
 	for {
 		select {
@@ -40,17 +44,15 @@ func (e *Engine) dropPending() {
 			return
 		default:
 		}
-		prefixes, done, ok := e.nextPendingDrop()
+		prefixes, done, ok := e.pendingDrops()
 		if !ok {
 			return
 		}
-		for _, p := range prefixes {
-			if err := e.db.DropPrefix(p); err != nil {
-				e.log.Error("dropping removed data failed; will retry", "prefix", p, "err", err)
-				return
-			}
+		if err := e.db.DropPrefix(prefixes...); err != nil {
+			e.log.Error("dropping removed data failed; will retry", "drops", len(done), "err", err)
+			return
 		}
-		if err := e.forgetPendingDrop(done); err != nil {
+		if err := e.forgetPendingDrops(done); err != nil {
 			e.log.Error("recording a finished drop failed", "err", err)
 			return
 		}
@@ -64,30 +66,32 @@ type pendingDrop struct {
 	prefix []byte
 }
 
-// nextPendingDrop returns the prefixes of the first pending drop.
-func (e *Engine) nextPendingDrop() ([][]byte, pendingDrop, bool) {
+// pendingDrops returns the prefixes of every pending drop, and the drops.
+func (e *Engine) pendingDrops() ([][]byte, []pendingDrop, bool) {
 	var m metaDoc
 	err := e.db.View(func(txn *badger.Txn) error { return readJSON(txn, metaKey, &m) })
 	if err != nil {
 		e.log.Error("reading pending drops failed", "err", err)
-		return nil, pendingDrop{}, false
+		return nil, nil, false
 	}
-	if len(m.PendingDrop) > 0 {
-		id := m.PendingDrop[0]
-		var prefixes [][]byte
+	var prefixes [][]byte
+	var drops []pendingDrop
+	for _, id := range m.PendingDrop {
 		for _, ns := range []byte{nsData, nsIndex, nsGC, nsCAS} {
 			prefixes = append(prefixes, binary.BigEndian.AppendUint32([]byte{ns}, id))
 		}
-		return prefixes, pendingDrop{dataID: id}, true
+		drops = append(drops, pendingDrop{dataID: id})
 	}
-	if len(m.PendingPrefixes) > 0 {
-		p := m.PendingPrefixes[0]
-		return [][]byte{p}, pendingDrop{prefix: p}, true
+	for _, p := range m.PendingPrefixes {
+		prefixes = append(prefixes, p)
+		drops = append(drops, pendingDrop{prefix: p})
 	}
-	return nil, pendingDrop{}, false
+	return prefixes, drops, len(drops) > 0
 }
 
-func (e *Engine) forgetPendingDrop(d pendingDrop) error {
+// forgetPendingDrops takes finished drops off the drop list. Drops added
+// meanwhile stay on it for the next pass.
+func (e *Engine) forgetPendingDrops(done []pendingDrop) error {
 	e.schemaMu.Lock()
 	defer e.schemaMu.Unlock()
 	return retryWrites(context.Background(), func() error {
@@ -96,10 +100,12 @@ func (e *Engine) forgetPendingDrop(d pendingDrop) error {
 			if err := readJSON(txn, metaKey, &m); err != nil {
 				return err
 			}
-			if d.prefix != nil {
-				m.PendingPrefixes = slices.DeleteFunc(m.PendingPrefixes, func(p []byte) bool { return bytes.Equal(p, d.prefix) })
-			} else {
-				m.PendingDrop = slices.DeleteFunc(m.PendingDrop, func(x uint32) bool { return x == d.dataID })
+			for _, d := range done {
+				if d.prefix != nil {
+					m.PendingPrefixes = slices.DeleteFunc(m.PendingPrefixes, func(p []byte) bool { return bytes.Equal(p, d.prefix) })
+				} else {
+					m.PendingDrop = slices.DeleteFunc(m.PendingDrop, func(x uint32) bool { return x == d.dataID })
+				}
 			}
 			b, err := json.Marshal(&m)
 			if err != nil {
