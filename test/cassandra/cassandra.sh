@@ -205,6 +205,14 @@ running() { [ -f "$node_dir/pid" ] && kill -0 "$(cat "$node_dir/pid")" 2>/dev/nu
 start_node() {
   node_conf "$1"
   if running; then echo "cassandra.sh: $1 already running (pid $(cat "$node_dir/pid"))" >&2; return 0; fi
+  # A port taken by another process (say, a node of another clone) would
+  # pass for this node's once it is up, while this node dies on it.
+  local port
+  for port in $native_port $thrift_port; do
+    if port_open "$port"; then
+      die "$1: port $port is already taken by another process (a node of another clone? ss -ltnp shows it)"
+    fi
+  done
   install "$version"
   if [ "${2:-}" = resume ] && [ -f "$node_dir/cassandra.yaml" ]; then
     echo "cassandra.sh: resuming $1 on its data" >&2
@@ -237,6 +245,7 @@ wait_node() {
       sleep 1
     done
   done
+  running || die "$1 exited during start-up (logs in $node_dir/logs)"
   echo "cassandra.sh: $1 up (Cassandra $version, pid $(cat "$node_dir/pid"))" >&2
 }
 
