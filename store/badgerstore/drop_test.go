@@ -2,6 +2,7 @@ package badgerstore
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -92,7 +93,7 @@ func prefixedEntries(t *testing.T, e *Engine, ids []uint32) int {
 	err := e.db.View(func(txn *badger.Txn) error {
 		for _, id := range ids {
 			for _, ns := range []byte{nsData, nsIndex} {
-				prefix := append([]byte{ns}, byte(id>>24), byte(id>>16), byte(id>>8), byte(id))
+				prefix := binary.BigEndian.AppendUint32([]byte{ns}, id)
 				it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 				for it.Rewind(); it.Valid(); it.Next() {
 					n++
