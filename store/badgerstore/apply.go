@@ -162,6 +162,7 @@ func (e *Engine) releaseWriter(w *writer) {
 	w.pending = 0
 	clear(w.packs)
 	w.packs = w.packs[:0]
+	w.packCells.reset()
 	w.slab.reset()
 	if cap(w.slab.chunk) > keptSlab {
 		w.slab.chunk = nil
@@ -199,7 +200,8 @@ type writer struct {
 	pending int
 	// packs are the packs the row mutation being written has read
 	// (pack.go), written back when it ends.
-	packs []openPack
+	packs     []openPack
+	packCells packCellArena
 }
 
 func (w *writer) row(m *store.RowMutation) error {
@@ -229,6 +231,7 @@ func (w *writer) row(m *store.RowMutation) error {
 	}
 	defer func() { w.pending += len(m.Ops) }()
 	w.packs = w.packs[:0]
+	w.packCells.reset()
 	for i := range m.Ops {
 		op := &m.Ops[i]
 		var err error

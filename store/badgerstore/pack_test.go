@@ -559,3 +559,32 @@ func TestNewerLayoutIsRefused(t *testing.T) {
 		t.Fatalf("refused with %q", err)
 	}
 }
+
+// TestPackCellListsDoNotOverlap fills the lists of many packs past their
+// room, as a pack written under other bounds would be, and checks that no
+// list wrote into another.
+func TestPackCellListsDoNotOverlap(t *testing.T) {
+	var a packCellArena
+	for round := range 2 {
+		lists := make([][]packCell, 9)
+		for i := range lists {
+			lists[i] = a.take()
+			if cap(lists[i]) != packListRoom {
+				t.Fatalf("round %d: list %d has room for %d cells, want %d", round, i, cap(lists[i]), packListRoom)
+			}
+		}
+		for n := range 2 * packListRoom {
+			for i := range lists {
+				lists[i] = append(lists[i], packCell{enc: []byte{byte(i), byte(n)}})
+			}
+		}
+		for i, l := range lists {
+			for n, c := range l {
+				if !bytes.Equal(c.enc, []byte{byte(i), byte(n)}) {
+					t.Fatalf("round %d: list %d cell %d is %x", round, i, n, c.enc)
+				}
+			}
+		}
+		a.reset()
+	}
+}

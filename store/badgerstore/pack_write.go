@@ -79,6 +79,38 @@ func (w *writer) packCell(rp []byte, t *store.Table, super, name []byte, rec *re
 // packCellSize bounds the encoded size of one cell of a pack.
 func packCellSize(c packCell) int { return 2*3 + len(c.enc) + len(c.rec) }
 
+// packCellArena hands out the cell lists of the packs a row mutation
+// opens, each with room for a full pack and the cell that dissolves it, from
+// arrays the writer keeps for its later row mutations: a super batch opens
+// ten packs of ten cells, and growing each list cell by cell was a sixth of
+// thriftd's allocation under super batches. A list that outgrows its room
+// (a pack written under other bounds) is moved by append, never into the
+// next list.
+type packCellArena struct {
+	cells []packCell
+}
+
+// packListRoom is the capacity of one list: a full pack and one more cell.
+const packListRoom = packMaxCells + 1
+
+// take returns an empty list with room for packListRoom cells.
+func (a *packCellArena) take() []packCell {
+	if cap(a.cells)-len(a.cells) < packListRoom {
+		// Lists handed out before keep the old array.
+		a.cells = make([]packCell, 0, max(2*cap(a.cells), 4*packListRoom))
+	}
+	n := len(a.cells)
+	a.cells = a.cells[:n+packListRoom]
+	return a.cells[n : n : n+packListRoom]
+}
+
+// reset makes the arena's room available again; lists handed out before
+// must no longer be in use.
+func (a *packCellArena) reset() {
+	clear(a.cells)
+	a.cells = a.cells[:0]
+}
+
 // openPack returns the pack under key, reading it on first use in the row
 // mutation.
 func (w *writer) openPack(key []byte) (*openPack, error) {
@@ -91,10 +123,10 @@ func (w *writer) openPack(key []byte) (*openPack, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read super column: %w", err)
 	}
-	p := openPack{key: key, size: 2 + 3}
+	p := openPack{key: key, size: 2 + 3, cells: w.packCells.take()}
 	if found {
 		// The value outlives later reads: the pack's cells alias it.
-		if p.cells, p.dissolved, err = decodePack(w.slab.copy(val), nil); err != nil {
+		if p.cells, p.dissolved, err = decodePack(w.slab.copy(val), p.cells); err != nil {
 			return nil, fmt.Errorf("read super column: key %x: %w", key, err)
 		}
 		for _, c := range p.cells {
