@@ -31,7 +31,7 @@ type serverConn struct {
 	netConn net.Conn
 	frames  *frameTransport
 	in      messageRecorder
-	out     *thrift.TBinaryProtocol
+	out     *replyProtocol
 	session *Session
 	log     *slog.Logger
 	state   atomic.Int32
@@ -47,7 +47,7 @@ func newServerConn(s *Server, nc net.Conn, id uint64) *serverConn {
 		netConn: nc,
 		frames:  frames,
 		in:      messageRecorder{TProtocol: newFrameProtocol(protocol, frames, s.protocol)},
-		out:     protocol,
+		out:     newReplyProtocol(protocol, frames),
 		session: NewSession(id, nc.RemoteAddr()),
 		log:     s.logger.With("conn", id, "remote", nc.RemoteAddr().String()),
 	}
