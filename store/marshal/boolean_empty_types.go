@@ -41,7 +41,9 @@ func (BooleanType) AppendKey(dst, b []byte) []byte {
 	return append(dst, boolKeyTrue)
 }
 func (t BooleanType) DecodeKey(dst, src []byte) ([]byte, []byte, error) {
-	return decodeWith(t, dst, src)
+	r := keyReader{src: src}
+	value, err := t.decodeKey(dst, &r)
+	return decoded(value, dst, src, r.src, err)
 }
 func (t BooleanType) decodeKey(dst []byte, r *keyReader) ([]byte, error) {
 	tag, ok := r.byte()
@@ -110,7 +112,9 @@ func (EmptyType) Compare(a, b []byte) int { return 0 }
 // AppendKey appends a single 0x00: every value of the type is equal.
 func (EmptyType) AppendKey(dst, b []byte) []byte { return append(dst, keyEmpty) }
 func (t EmptyType) DecodeKey(dst, src []byte) ([]byte, []byte, error) {
-	return decodeWith(t, dst, src)
+	r := keyReader{src: src}
+	value, err := t.decodeKey(dst, &r)
+	return decoded(value, dst, src, r.src, err)
 }
 func (t EmptyType) decodeKey(dst []byte, r *keyReader) ([]byte, error) {
 	if tag, ok := r.byte(); !ok || tag != keyEmpty {

@@ -15,7 +15,9 @@ func (BytesType) Validate([]byte) error          { return nil }
 func (BytesType) Compare(a, b []byte) int        { return bytes.Compare(a, b) }
 func (BytesType) AppendKey(dst, b []byte) []byte { return appendEscaped(dst, b) }
 func (t BytesType) DecodeKey(dst, src []byte) ([]byte, []byte, error) {
-	return decodeWith(t, dst, src)
+	r := keyReader{src: src}
+	value, err := t.decodeKey(dst, &r)
+	return decoded(value, dst, src, r.src, err)
 }
 func (t BytesType) decodeKey(dst []byte, r *keyReader) ([]byte, error) {
 	return unescapeValue(t, dst, r)
@@ -59,7 +61,9 @@ func (AsciiType) Validate(b []byte) error {
 func (AsciiType) Compare(a, b []byte) int        { return bytes.Compare(a, b) }
 func (AsciiType) AppendKey(dst, b []byte) []byte { return appendEscaped(dst, b) }
 func (t AsciiType) DecodeKey(dst, src []byte) ([]byte, []byte, error) {
-	return decodeWith(t, dst, src)
+	r := keyReader{src: src}
+	value, err := t.decodeKey(dst, &r)
+	return decoded(value, dst, src, r.src, err)
 }
 func (t AsciiType) decodeKey(dst []byte, r *keyReader) ([]byte, error) {
 	return unescapeValue(t, dst, r)
@@ -100,7 +104,9 @@ func (UTF8Type) Validate(b []byte) error {
 func (UTF8Type) Compare(a, b []byte) int        { return bytes.Compare(a, b) }
 func (UTF8Type) AppendKey(dst, b []byte) []byte { return appendEscaped(dst, b) }
 func (t UTF8Type) DecodeKey(dst, src []byte) ([]byte, []byte, error) {
-	return decodeWith(t, dst, src)
+	r := keyReader{src: src}
+	value, err := t.decodeKey(dst, &r)
+	return decoded(value, dst, src, r.src, err)
 }
 func (t UTF8Type) decodeKey(dst []byte, r *keyReader) ([]byte, error) {
 	return unescapeValue(t, dst, r)

@@ -171,7 +171,9 @@ func (c *Composite) AppendKey(dst, b []byte) []byte {
 }
 
 func (c *Composite) DecodeKey(dst, src []byte) ([]byte, []byte, error) {
-	return decodeWith(c, dst, src)
+	r := keyReader{src: src}
+	value, err := c.decodeKey(dst, &r)
+	return decoded(value, dst, src, r.src, err)
 }
 
 func (c *Composite) decodeKey(dst []byte, r *keyReader) ([]byte, error) {

@@ -213,7 +213,9 @@ func (r *keyReader) unpackDigits(dst []byte) ([]byte, bool) {
 }
 
 func (t DecimalType) DecodeKey(dst, src []byte) ([]byte, []byte, error) {
-	return decodeWith(t, dst, src)
+	r := keyReader{src: src}
+	value, err := t.decodeKey(dst, &r)
+	return decoded(value, dst, src, r.src, err)
 }
 
 // maxDecimalDigits bounds the digits a key may hold: a 65535-byte unscaled

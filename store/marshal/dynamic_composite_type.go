@@ -258,7 +258,9 @@ func decodeTypeKey(r *keyReader) (codec, bool) {
 }
 
 func (d *DynamicComposite) DecodeKey(dst, src []byte) ([]byte, []byte, error) {
-	return decodeWith(d, dst, src)
+	r := keyReader{src: src}
+	value, err := d.decodeKey(dst, &r)
+	return decoded(value, dst, src, r.src, err)
 }
 
 // decodeKey writes each component with an alias header when an alias of

@@ -84,9 +84,10 @@ func (f fixed[T]) Validate(b []byte) error {
 	return nil
 }
 
-func (fixed[T]) DecodeKey(dst, src []byte) ([]byte, []byte, error) {
-	var t T
-	return decodeWith(t, dst, src)
+func (f fixed[T]) DecodeKey(dst, src []byte) ([]byte, []byte, error) {
+	r := keyReader{src: src}
+	value, err := f.decodeKey(dst, &r)
+	return decoded(value, dst, src, r.src, err)
 }
 
 func (f fixed[T]) decodeKey(dst []byte, r *keyReader) ([]byte, error) {

@@ -44,7 +44,9 @@ func (InetAddressType) AppendKey(dst, b []byte) []byte {
 	return appendEscaped(append(dst, keyPresent+1), b)
 }
 func (t InetAddressType) DecodeKey(dst, src []byte) ([]byte, []byte, error) {
-	return decodeWith(t, dst, src)
+	r := keyReader{src: src}
+	value, err := t.decodeKey(dst, &r)
+	return decoded(value, dst, src, r.src, err)
 }
 func (t InetAddressType) decodeKey(dst []byte, r *keyReader) ([]byte, error) {
 	tag, ok := r.byte()

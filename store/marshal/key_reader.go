@@ -51,13 +51,15 @@ func complementBytes(b []byte) {
 	}
 }
 
-// decodeWith runs the decoder of t over src and returns
-// the decoded value appended to dst and the unread rest of src.
-func decodeWith(t codec, dst, src []byte) (value, rest []byte, err error) {
-	r := keyReader{src: src}
-	value, err = t.decodeKey(dst, &r)
+// decoded returns what a DecodeKey returns after its decoder ran over src:
+// the decoded value appended to dst and the unread rest of src, or dst and
+// src with the error. Each type's DecodeKey calls its own decodeKey, not
+// through the codec interface, so that the reader stays on the stack: a
+// reader passed through an interface is allocated, once for every cell
+// name a slice decodes.
+func decoded(value, dst, src, rest []byte, err error) ([]byte, []byte, error) {
 	if err != nil {
 		return dst, src, err
 	}
-	return value, r.src, nil
+	return value, rest, nil
 }

@@ -41,7 +41,9 @@ func (t *Reversed) AppendKey(dst, b []byte) []byte {
 }
 
 func (t *Reversed) DecodeKey(dst, src []byte) ([]byte, []byte, error) {
-	return decodeWith(t, dst, src)
+	r := keyReader{src: src}
+	value, err := t.decodeKey(dst, &r)
+	return decoded(value, dst, src, r.src, err)
 }
 
 func (t *Reversed) decodeKey(dst []byte, r *keyReader) ([]byte, error) {

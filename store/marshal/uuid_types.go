@@ -53,7 +53,9 @@ func (UUIDType) AppendKey(dst, b []byte) []byte {
 	return binary.BigEndian.AppendUint64(dst, lo)
 }
 func (t UUIDType) DecodeKey(dst, src []byte) ([]byte, []byte, error) {
-	return decodeWith(t, dst, src)
+	r := keyReader{src: src}
+	value, err := t.decodeKey(dst, &r)
+	return decoded(value, dst, src, r.src, err)
 }
 func (t UUIDType) decodeKey(dst []byte, r *keyReader) ([]byte, error) {
 	tag, ok := r.byte()
@@ -136,7 +138,9 @@ func (TimeUUIDType) AppendKey(dst, b []byte) []byte {
 	return binary.BigEndian.AppendUint64(dst, lo)
 }
 func (t TimeUUIDType) DecodeKey(dst, src []byte) ([]byte, []byte, error) {
-	return decodeWith(t, dst, src)
+	r := keyReader{src: src}
+	value, err := t.decodeKey(dst, &r)
+	return decoded(value, dst, src, r.src, err)
 }
 func (t TimeUUIDType) decodeKey(dst []byte, r *keyReader) ([]byte, error) {
 	start := len(dst)
@@ -203,7 +207,9 @@ func (LexicalUUIDType) AppendKey(dst, b []byte) []byte {
 	return binary.BigEndian.AppendUint64(dst, lowHalf(b)^1<<63)
 }
 func (t LexicalUUIDType) DecodeKey(dst, src []byte) ([]byte, []byte, error) {
-	return decodeWith(t, dst, src)
+	r := keyReader{src: src}
+	value, err := t.decodeKey(dst, &r)
+	return decoded(value, dst, src, r.src, err)
 }
 func (t LexicalUUIDType) decodeKey(dst []byte, r *keyReader) ([]byte, error) {
 	start := len(dst)

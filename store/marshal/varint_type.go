@@ -77,7 +77,9 @@ func (IntegerType) AppendKey(dst, b []byte) []byte {
 	return append(dst, m...)
 }
 func (t IntegerType) DecodeKey(dst, src []byte) ([]byte, []byte, error) {
-	return decodeWith(t, dst, src)
+	r := keyReader{src: src}
+	value, err := t.decodeKey(dst, &r)
+	return decoded(value, dst, src, r.src, err)
 }
 func (t IntegerType) decodeKey(dst []byte, r *keyReader) ([]byte, error) {
 	tag, ok := r.byte()
