@@ -339,3 +339,44 @@ func BenchmarkSuperInsertOne(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScanPage measures a page of cmd/thriftbench's range mode: 10
+// rows of 20 columns of 64 bytes from a random key on, over 10,000 such
+// rows.
+func BenchmarkScanPage(b *testing.B) {
+	f := openTestEngine(b, b.TempDir(), "Murmur3Partitioner")
+	tb := f.table(store.TableDef{Name: "cf", Comparator: "BytesType"})
+	ctx := context.Background()
+	value := make([]byte, 64)
+	const rows, columns = 10000, 20
+	keys := make([][]byte, rows)
+	for r := 0; r < rows; r += 100 {
+		batch := &store.Batch{}
+		for i := r; i < r+100; i++ {
+			keys[i] = fmt.Appendf(nil, "p%09d", i)
+			var ops []store.Op
+			for c := range columns {
+				ops = append(ops, store.Op{Kind: store.OpPut, Name: fmt.Appendf(nil, "c%05d", c), Value: value, Timestamp: 1})
+			}
+			batch.Rows = append(batch.Rows, store.RowMutation{Table: tb, Key: keys[i], Ops: ops})
+		}
+		if err := f.e.Apply(ctx, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var res store.SliceResult
+	i := 0
+	for b.Loop() {
+		i++
+		n := 0
+		q := &store.ScanQuery{Start: store.RowBound{Kind: store.BoundKey, Key: keys[(i*7919)%rows]}, Slice: store.SliceQuery{Count: columns}, Rows: 10}
+		err := f.e.Scan(ctx, tb, q, &res, func([]byte) (bool, error) {
+			res.Reset()
+			n++
+			return n < 10, nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -15,7 +15,7 @@ import (
 // first truncatedLen bytes) are gathered and re-sorted by the logical keys
 // rebuilt from their records.
 type cursor struct {
-	it      *badger.Iterator
+	it      *seekIter
 	owned   bool // the cursor opened it and closes it
 	reverse bool
 	lower   []byte
@@ -52,7 +52,7 @@ type tieEntry struct {
 // there when a pack is stored there.
 func newCursor(txn *badger.Txn, prefix, lower, upper, floor []byte, reverse bool, rebuild func([]byte, *record) []byte) *cursor {
 	c := &cursor{
-		it:      txn.NewIterator(badger.IteratorOptions{Reverse: reverse, Prefix: prefix}),
+		it:      newSeekIter(txn.NewIterator(badger.IteratorOptions{Reverse: reverse, Prefix: prefix}), reverse),
 		owned:   true,
 		reverse: reverse,
 		lower:   lower,
@@ -74,7 +74,7 @@ func newCursor(txn *badger.Txn, prefix, lower, upper, floor []byte, reverse bool
 }
 
 // newCursorOn runs a forward cursor on an iterator the caller owns.
-func newCursorOn(it *badger.Iterator, lower, upper, floor []byte, rebuild func([]byte, *record) []byte) *cursor {
+func newCursorOn(it *seekIter, lower, upper, floor []byte, rebuild func([]byte, *record) []byte) *cursor {
 	c := &cursor{it: it, lower: lower, upper: upper, rebuild: rebuild, moved: true}
 	c.seekForward(floor)
 	return c

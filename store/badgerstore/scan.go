@@ -31,7 +31,7 @@ func (e *Engine) Scan(ctx context.Context, t *store.Table, q *store.ScanQuery, o
 	if bytes.Compare(start, end) >= 0 {
 		return nil
 	}
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: tp})
+	it := newSeekIter(txn.NewIterator(badger.IteratorOptions{Prefix: tp}), false)
 	defer it.Close()
 
 	r := &reader{txn: txn, t: t, now: e.nowSeconds(), fwd: it, headers: &e.headers}

@@ -29,7 +29,7 @@ type reader struct {
 	name   []byte // scratch for decoded names
 	// fwd, when set, is an iterator forward cursors reuse instead of
 	// opening their own (a scan's).
-	fwd *badger.Iterator
+	fwd *seekIter
 	// headers, when set, tells the rows that have no header (headers.go);
 	// nil: every row is looked up.
 	headers *headerFilter
