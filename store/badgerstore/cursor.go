@@ -52,7 +52,7 @@ type tieEntry struct {
 // there when a pack is stored there.
 func newCursor(txn *badger.Txn, prefix, lower, upper, floor []byte, reverse bool, rebuild func([]byte, *record) []byte) *cursor {
 	c := &cursor{
-		it:      newSeekIter(txn.NewIterator(badger.IteratorOptions{Reverse: reverse, Prefix: prefix}), reverse),
+		it:      newSeekIter(txn.NewIterator(badger.IteratorOptions{Reverse: reverse, Prefix: prefix}), true),
 		owned:   true,
 		reverse: reverse,
 		lower:   lower,

@@ -23,25 +23,26 @@ import (
 //     before target: no key lies between bound and where it stands;
 //   - seek, otherwise.
 //
-// A reverse iterator seeks every time.
+// A plain seekIter (a reverse iterator, or one that seeks once) seeks
+// every time and keeps nothing.
 type seekIter struct {
 	*badger.Iterator
-	reverse bool
-	bound   []byte
-	known   bool
+	plain bool
+	bound []byte
+	known bool
 }
 
 // seekIterSteps is how many keys a Seek steps over before it seeks: a seek
 // costs a few steps.
 const seekIterSteps = 8
 
-func newSeekIter(it *badger.Iterator, reverse bool) *seekIter {
-	return &seekIter{Iterator: it, reverse: reverse}
+func newSeekIter(it *badger.Iterator, plain bool) *seekIter {
+	return &seekIter{Iterator: it, plain: plain}
 }
 
 // Next steps to the next key.
 func (s *seekIter) Next() {
-	if !s.reverse && s.Iterator.Valid() {
+	if !s.plain && s.Iterator.Valid() {
 		s.bound = append(append(s.bound[:0], s.Iterator.Item().Key()...), 0)
 		s.known = true
 	}
@@ -51,7 +52,7 @@ func (s *seekIter) Next() {
 // Seek places the iterator on the first key at or after target, as
 // badger.Iterator.Seek does (the last key at or before it, in reverse).
 func (s *seekIter) Seek(target []byte) {
-	if s.reverse {
+	if s.plain {
 		s.Iterator.Seek(target)
 		return
 	}

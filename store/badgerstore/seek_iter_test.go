@@ -103,8 +103,8 @@ func TestSeekIterLandsWhereBadgerSeeks(t *testing.T) {
 	}
 }
 
-// TestSeekIterReverseSeeksAsBadger checks that a reverse seekIter is
-// Badger's reverse iterator.
+// TestSeekIterReverseSeeksAsBadger checks that a plain seekIter over a
+// reverse iterator is Badger's reverse iterator.
 func TestSeekIterReverseSeeksAsBadger(t *testing.T) {
 	db, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
 	if err != nil {
