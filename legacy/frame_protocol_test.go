@@ -1,0 +1,136 @@
+package legacy
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apache/thrift/lib/go/thrift"
+)
+
+// readStep is one read of a value through a protocol, rendered with its
+// error so that two protocols' answers compare as strings.
+type readStep func(ctx context.Context, p thrift.TProtocol) string
+
+func describe(err error) string {
+	if err == nil {
+		return ""
+	}
+	if pe, ok := err.(thrift.TProtocolException); ok {
+		return fmt.Sprintf(" error(type %d) %v", pe.TypeId(), err)
+	}
+	return fmt.Sprintf(" error %T %v", err, err)
+}
+
+// answer is what a read returned: its value when it succeeded, else its
+// error alone (the library returns leftovers of earlier reads as the
+// value of a failed one).
+func answer(value string, err error) string {
+	if err != nil {
+		return describe(err)
+	}
+	return value
+}
+
+var readSteps = []readStep{
+	func(ctx context.Context, p thrift.TProtocol) string {
+		n, tt, id, err := p.ReadFieldBegin(ctx)
+		return answer(fmt.Sprintf("field %q %d %d", n, tt, id), err)
+	},
+	func(ctx context.Context, p thrift.TProtocol) string {
+		k, v, n, err := p.ReadMapBegin(ctx)
+		return answer(fmt.Sprintf("map %d %d %d", k, v, n), err)
+	},
+	func(ctx context.Context, p thrift.TProtocol) string {
+		e, n, err := p.ReadListBegin(ctx)
+		return answer(fmt.Sprintf("list %d %d", e, n), err)
+	},
+	func(ctx context.Context, p thrift.TProtocol) string {
+		e, n, err := p.ReadSetBegin(ctx)
+		return answer(fmt.Sprintf("set %d %d", e, n), err)
+	},
+	func(ctx context.Context, p thrift.TProtocol) string {
+		v, err := p.ReadBool(ctx)
+		return answer(fmt.Sprintf("bool %v", v), err)
+	},
+	func(ctx context.Context, p thrift.TProtocol) string {
+		v, err := p.ReadI16(ctx)
+		return answer(fmt.Sprintf("i16 %d", v), err)
+	},
+	func(ctx context.Context, p thrift.TProtocol) string {
+		v, err := p.ReadI32(ctx)
+		return answer(fmt.Sprintf("i32 %d", v), err)
+	},
+	func(ctx context.Context, p thrift.TProtocol) string {
+		v, err := p.ReadI64(ctx)
+		return answer(fmt.Sprintf("i64 %d", v), err)
+	},
+	func(ctx context.Context, p thrift.TProtocol) string {
+		v, err := p.ReadDouble(ctx)
+		return answer(fmt.Sprintf("double %x", v), err)
+	},
+	func(ctx context.Context, p thrift.TProtocol) string {
+		v, err := p.ReadString(ctx)
+		return answer(fmt.Sprintf("string %q", v), err)
+	},
+	func(ctx context.Context, p thrift.TProtocol) string {
+		v, err := p.ReadBinary(ctx)
+		return answer(fmt.Sprintf("binary %x %v", v, v == nil), err)
+	},
+	func(ctx context.Context, p thrift.TProtocol) string {
+		n, err := p.ReadStructBegin(ctx)
+		return fmt.Sprintf("struct %q", n) + describe(err) + describe(p.ReadStructEnd(ctx)) + describe(p.ReadFieldEnd(ctx)) +
+			describe(p.ReadListEnd(ctx)) + describe(p.ReadMapEnd(ctx)) + describe(p.ReadSetEnd(ctx))
+	},
+}
+
+// randomFrame is a frame of small values: sizes that fit what follows,
+// sizes past the end, negative and oversized sizes, stops and short tails.
+func randomFrame(rng *rand.Rand) []byte {
+	var f []byte
+	for range rng.IntN(12) {
+		switch rng.IntN(5) {
+		case 0:
+			f = append(f, byte(rng.IntN(16)))
+		case 1:
+			f = binary.BigEndian.AppendUint32(f, uint32(rng.IntN(6)))
+		case 2:
+			f = binary.BigEndian.AppendUint32(f, []uint32{0xffffffff, 1 << 20, 1 << 31, 70}[rng.IntN(4)])
+		case 3:
+			f = append(f, "système"[:rng.IntN(6)]...)
+		default:
+			f = binary.BigEndian.AppendUint16(f, uint16(rng.Uint32()))
+		}
+	}
+	return f
+}
+
+// TestFrameProtocolReadsAsTheLibrary reads random frames, well formed or
+// not, with random sequences of reads through frameProtocol and through
+// the library's protocol over the same transport, and checks that each read
+// returns the same value and error and leaves the frame at the same place.
+func TestFrameProtocolReadsAsTheLibrary(t *testing.T) {
+	ctx := context.Background()
+	conf := &thrift.TConfiguration{MaxMessageSize: 64}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := range 20000 {
+		frame := randomFrame(rng)
+		script := make([]int, 1+rng.IntN(6))
+		for i := range script {
+			script[i] = rng.IntN(len(readSteps))
+		}
+		libFrames := &frameTransport{frame: frame}
+		lib := thrift.NewTBinaryProtocolConf(libFrames, conf)
+		ourFrames := &frameTransport{frame: frame}
+		ours := newFrameProtocol(thrift.NewTBinaryProtocolConf(ourFrames, conf), ourFrames, conf)
+		for i, s := range script {
+			want, got := readSteps[s](ctx, lib), readSteps[s](ctx, ours)
+			if want != got || libFrames.pos != ourFrames.pos {
+				t.Fatalf("round %d, frame %x, read %d of %v:\nlibrary %s (at %d)\nframe   %s (at %d)",
+					round, frame, i, script, want, libFrames.pos, got, ourFrames.pos)
+			}
+		}
+	}
+}
