@@ -201,7 +201,7 @@ func componentsFromString(h componentText, s string) ([]byte, error) {
 // with its 2-byte length.
 func decodeComponentKey(owner Type, t codec, dst []byte, r *keyReader) ([]byte, error) {
 	lenAt := len(dst)
-	out, err := t.decodeKey(append(dst, 0, 0), r)
+	out, err := decodeKeyOf(t, append(dst, 0, 0), r)
 	if err != nil {
 		return dst, err
 	}

@@ -63,3 +63,39 @@ func decoded(value, dst, src, rest []byte, err error) ([]byte, []byte, error) {
 	}
 	return value, rest, nil
 }
+
+// decodeKeyOf runs the decoder of t, a component of a composite or the base
+// of a reversed type, over r. A reader passed to a decoder through the
+// codec interface is allocated, once for every cell name of a slice; the
+// types of most components are called directly, and only the others get
+// a copy of the reader to pass through the interface.
+func decodeKeyOf(t codec, dst []byte, r *keyReader) ([]byte, error) {
+	switch c := t.(type) {
+	case BytesType:
+		return c.decodeKey(dst, r)
+	case UTF8Type:
+		return c.decodeKey(dst, r)
+	case AsciiType:
+		return c.decodeKey(dst, r)
+	case LongType:
+		return c.decodeKey(dst, r)
+	case Int32Type:
+		return c.decodeKey(dst, r)
+	case IntegerType:
+		return c.decodeKey(dst, r)
+	case UUIDType:
+		return c.decodeKey(dst, r)
+	case TimeUUIDType:
+		return c.decodeKey(dst, r)
+	case TimestampType:
+		return c.decodeKey(dst, r)
+	case BooleanType:
+		return c.decodeKey(dst, r)
+	case *Reversed:
+		return c.decodeKey(dst, r)
+	}
+	other := *r
+	out, err := t.decodeKey(dst, &other)
+	*r = other
+	return out, err
+}

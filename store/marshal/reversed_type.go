@@ -48,7 +48,7 @@ func (t *Reversed) DecodeKey(dst, src []byte) ([]byte, []byte, error) {
 
 func (t *Reversed) decodeKey(dst []byte, r *keyReader) ([]byte, error) {
 	r.flip ^= 0xFF
-	out, err := t.base.decodeKey(dst, r)
+	out, err := decodeKeyOf(t.base, dst, r)
 	r.flip ^= 0xFF
 	return out, err
 }
