@@ -164,8 +164,9 @@ type modeResult struct {
 // is always measured first, when a server the others share (a cluster
 // node behind thriftd and behind the direct program) is least warmed up.
 // Each report keeps, per mode, the round of the highest throughput: other
-// work on the machine can only slow a round down.
-func measure(ctx context.Context, targets []*target, log *slog.Logger) (map[*target]*report, error) {
+// work on the machine can only slow a round down. settle, when not nil,
+// waits for the machine to be quiet before each turn (settle.go).
+func measure(ctx context.Context, targets []*target, settle *settler, log *slog.Logger) (map[*target]*report, error) {
 	reports := map[*target]*report{}
 	for _, t := range targets {
 		reports[t] = newReport(t)
@@ -174,6 +175,7 @@ func measure(ctx context.Context, targets []*target, log *slog.Logger) (map[*tar
 	for round := range rounds {
 		for i, m := range targets[0].cfg.Modes {
 			for _, t := range roundOrder(targets, round) {
+				settle.wait(ctx, m, t.name)
 				r := t.runMode(ctx, m, round == 0)
 				if ctx.Err() != nil {
 					return nil, fmt.Errorf("interrupted during mode %s on %s", m, t.name)

@@ -55,6 +55,8 @@ type compareConfig struct {
 	// cql, when set, is a Cassandra 4/5 node (host:port of CQL) thriftd
 	// serves from, also loaded directly by gocql (direct.go).
 	cql string
+	// settle bounds the wait for a quiet machine before each turn.
+	settle time.Duration
 }
 
 // comparison is compare's result.
@@ -80,6 +82,8 @@ type comparison struct {
 
 	// Direct is the direct gocql load of the cluster under thriftd (--cql).
 	Direct *report `json:"direct_cql,omitempty"`
+	// Settle is how long the turns waited for a quiet machine.
+	Settle *settleStats `json:"settle,omitempty"`
 }
 
 type compareRow struct {
@@ -166,6 +170,7 @@ func runCompareCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 	fs.StringVar(&cc.thriftd, "thriftd", "bin/thriftd", "thriftd binary to start (fresh, on a temporary data directory, default settings)")
 	fs.StringVar(&cc.cassandra, "cassandra", "127.0.0.1:19160", "Thrift address of the Cassandra 3.11 to compare with (empty: none)")
 	fs.StringVar(&cc.thriftdFlags, "thriftd-flags", "", "flags added to thriftd's command line, space-separated (e.g. '--commitlog-sync batch')")
+	fs.DurationVar(&cc.settle, "settle", 20*time.Second, "before each server's turn at a mode, wait up to this long for the machine's CPUs to be at most 25% busy, so that no server is measured in the wake of the one before (0: do not wait)")
 	fs.StringVar(&cc.cql, "cql", "", "CQL host:port of a Cassandra 4/5 node: thriftd serves from it (--backend cql://), and a direct gocql load of the same tables is measured too (modes insert, get, slice, batch, range)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: thriftbench compare [flags]
@@ -189,6 +194,9 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 	cfg := &cc.load
 	if err := cfg.validate(); err != nil {
 		return err
+	}
+	if cc.settle < 0 {
+		return usagef("--settle must not be negative")
 	}
 	if cc.cassandra != "" {
 		if err := checkLoopback(ctx, "--cassandra", cc.cassandra, cfg.AllowRemote); err != nil {
@@ -276,11 +284,15 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 			return fmt.Errorf("%s: %w", t.name, err)
 		}
 	}
-	reports, err := measure(ctx, targets, log)
+	settle := &settler{limit: cc.settle, sample: cpuTimes, log: log}
+	reports, err := measure(ctx, targets, settle, log)
 	if err != nil {
 		return err
 	}
 	res.LoadAfter = readLoadavg()
+	if settle.stats.Turns > 0 {
+		res.Settle = &settle.stats
+	}
 	if mem, err := readMemoryStatus(td.cmd.Process.Pid); err != nil {
 		log.Warn("thriftd memory", "err", err)
 	} else {
@@ -441,6 +453,10 @@ func writeComparison(w io.Writer, c *comparison) {
 	}
 	if c.LoadBefore != "" {
 		fmt.Fprintf(w, "load average before the run %s, after it %s\n", c.LoadBefore, c.LoadAfter)
+	}
+	if s := c.Settle; s != nil {
+		fmt.Fprintf(w, "waited for the CPUs to be at most %.0f%% busy before each of %d turns: %.1f s in all, %d turns measured while still busy\n",
+			100*settleBusy, s.Turns, s.WaitedS, s.TimedOut)
 	}
 	for _, r := range []*report{c.Thriftd, c.Direct, c.Cassandra, c.Echo} {
 		if r == nil {

@@ -102,7 +102,7 @@ func benchmark(ctx context.Context, t *target, log *slog.Logger) (rep *report, e
 	if err := t.setup(ctx); err != nil {
 		return nil, err
 	}
-	reports, err := measure(ctx, []*target{t}, log)
+	reports, err := measure(ctx, []*target{t}, nil, log)
 	if err != nil {
 		return nil, err
 	}

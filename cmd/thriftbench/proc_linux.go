@@ -37,3 +37,35 @@ func machineCPUs() int {
 	}
 	return n
 }
+
+// cpuTimes is the machine's busy and total CPU time since boot, in clock
+// ticks, from the first line of /proc/stat.
+func cpuTimes() (busy, total uint64, ok bool) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0, false
+	}
+	return parseCPUTimes(string(b))
+}
+
+// parseCPUTimes reads the "cpu" line of /proc/stat: user nice system idle
+// iowait irq softirq steal ...; idle and iowait are not busy. Guest time is
+// counted in user already, so the fields after steal are left out.
+func parseCPUTimes(stat string) (busy, total uint64, ok bool) {
+	line, _, _ := strings.Cut(stat, "\n")
+	fields := strings.Fields(line)
+	if len(fields) < 5 || fields[0] != "cpu" {
+		return 0, 0, false
+	}
+	for i, f := range fields[1:min(len(fields), 9)] {
+		v, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			return 0, 0, false
+		}
+		total += v
+		if i != 3 && i != 4 {
+			busy += v
+		}
+	}
+	return busy, total, true
+}
