@@ -142,14 +142,27 @@ func (p *frameProtocol) ReadMapBegin(ctx context.Context) (thrift.TType, thrift.
 // ReadMapEnd implements thrift.TProtocol.
 func (p *frameProtocol) ReadMapEnd(context.Context) error { return nil }
 
-// ReadListBegin implements thrift.TProtocol: element type, size.
-func (p *frameProtocol) ReadListBegin(ctx context.Context) (thrift.TType, int, error) {
+// elementsHeader reads the header of a list or a set (element type, size)
+// when the frame holds it and the size is accepted.
+func (p *frameProtocol) elementsHeader() (thrift.TType, int, bool) {
 	b := p.peek(5)
-	if b == nil || !p.sizeAccepted(int32(binary.BigEndian.Uint32(b[1:]))) {
-		return p.TBinaryProtocol.ReadListBegin(ctx)
+	if b == nil {
+		return 0, 0, false
+	}
+	size := int32(binary.BigEndian.Uint32(b[1:]))
+	if !p.sizeAccepted(size) {
+		return 0, 0, false
 	}
 	p.frames.pos += 5
-	return thrift.TType(b[0]), int(int32(binary.BigEndian.Uint32(b[1:]))), nil
+	return thrift.TType(b[0]), int(size), true
+}
+
+// ReadListBegin implements thrift.TProtocol: element type, size.
+func (p *frameProtocol) ReadListBegin(ctx context.Context) (thrift.TType, int, error) {
+	if elem, size, ok := p.elementsHeader(); ok {
+		return elem, size, nil
+	}
+	return p.TBinaryProtocol.ReadListBegin(ctx)
 }
 
 // ReadListEnd implements thrift.TProtocol.
@@ -157,12 +170,10 @@ func (p *frameProtocol) ReadListEnd(context.Context) error { return nil }
 
 // ReadSetBegin implements thrift.TProtocol: element type, size.
 func (p *frameProtocol) ReadSetBegin(ctx context.Context) (thrift.TType, int, error) {
-	b := p.peek(5)
-	if b == nil || !p.sizeAccepted(int32(binary.BigEndian.Uint32(b[1:]))) {
-		return p.TBinaryProtocol.ReadSetBegin(ctx)
+	if elem, size, ok := p.elementsHeader(); ok {
+		return elem, size, nil
 	}
-	p.frames.pos += 5
-	return thrift.TType(b[0]), int(int32(binary.BigEndian.Uint32(b[1:]))), nil
+	return p.TBinaryProtocol.ReadSetBegin(ctx)
 }
 
 // ReadSetEnd implements thrift.TProtocol.

@@ -9,17 +9,41 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
+// memoryDB opens an in-memory Badger store and applies each of the
+// writes, in order, in a transaction of its own.
+func memoryDB(t *testing.T, writes ...func(txn *badger.Txn) error) *badger.DB {
+	t.Helper()
+	db, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	for _, w := range writes {
+		if err := db.Update(w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return db
+}
+
+// setKeys writes each key with a value.
+func setKeys(keys ...[]byte) func(txn *badger.Txn) error {
+	return func(txn *badger.Txn) error {
+		for _, k := range keys {
+			if err := txn.Set(k, []byte("v")); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
 // TestSeekIterLandsWhereBadgerSeeks drives a seekIter and a plain Badger
 // iterator through the same random seeks and steps, over keys that are
 // prefixes of one another and differ by a trailing zero byte (the edge of
 // the step rule), with some deleted, and checks that both stand on the same
 // key after every move.
 func TestSeekIterLandsWhereBadgerSeeks(t *testing.T) {
-	db, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	rng := rand.New(rand.NewPCG(1, 2))
 	prefix := []byte{0x02}
 	randomKey := func() []byte {
@@ -29,37 +53,23 @@ func TestSeekIterLandsWhereBadgerSeeks(t *testing.T) {
 		}
 		return k
 	}
-	var keys [][]byte
-	err = db.Update(func(txn *badger.Txn) error {
-		for range 300 {
-			k := randomKey()
-			keys = append(keys, k)
-			if err := txn.Set(k, []byte("v")); err != nil {
-				return err
-			}
+	var keys, deleted [][]byte
+	for i := range 300 {
+		keys = append(keys, randomKey())
+		if i%7 == 0 {
+			deleted = append(deleted, keys[i])
 		}
-		// Keys outside the prefix, on both sides.
-		for _, k := range [][]byte{{0x01, 0xff}, {0x03}, {0x03, 0}} {
-			if err := txn.Set(k, []byte("v")); err != nil {
+	}
+	// Keys outside the prefix, on both sides.
+	keys = append(keys, []byte{0x01, 0xff}, []byte{0x03}, []byte{0x03, 0})
+	db := memoryDB(t, setKeys(keys...), func(txn *badger.Txn) error {
+		for _, k := range deleted {
+			if err := txn.Delete(k); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(txn *badger.Txn) error {
-		for i := 0; i < len(keys); i += 7 {
-			if err := txn.Delete(keys[i]); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	txn := db.NewTransaction(false)
 	defer txn.Discard()
 	opts := badger.IteratorOptions{Prefix: prefix}
@@ -106,22 +116,7 @@ func TestSeekIterLandsWhereBadgerSeeks(t *testing.T) {
 // TestSeekIterReverseSeeksAsBadger checks that a plain seekIter over a
 // reverse iterator is Badger's reverse iterator.
 func TestSeekIterReverseSeeksAsBadger(t *testing.T) {
-	db, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	err = db.Update(func(txn *badger.Txn) error {
-		for _, k := range []string{"a", "a\x00", "b", "c"} {
-			if err := txn.Set([]byte(k), []byte("v")); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := memoryDB(t, setKeys([]byte("a"), []byte("a\x00"), []byte("b"), []byte("c")))
 	txn := db.NewTransaction(false)
 	defer txn.Discard()
 	it := newSeekIter(txn.NewIterator(badger.IteratorOptions{Reverse: true}), true)
