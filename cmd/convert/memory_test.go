@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/thriftbridge/thriftbridge/migrate"
+	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
 // Shape of the wide row of the memory test.
@@ -21,25 +25,45 @@ const (
 	wideBatch     = 10_000
 	wideRSSLimit  = 256 << 20
 	wideValueSize = 40
+	wideLoaders   = 2
 )
 
 // loadWideRow writes one row of wideCells cells (LongType names, 40-byte
 // BytesType values, every tenth cell with a TTL) into the family Series,
-// wideBatch cells per batch_mutate.
+// wideBatch cells per batch_mutate, over wideLoaders connections at once:
+// under the race detector, encoding and decoding the batches is most of
+// the load's time, and the connections share it out among the CPUs.
 func loadWideRow(t *testing.T, addr string) {
 	t.Helper()
-	client := dialThrift(t, addr)
-	createKeyspace(t, client, wideKeyspace, familyDef{name: "Series", comparator: "LongType", validator: "BytesType"})
-	l := newBatchLoader(t, client, wideBatch)
+	createKeyspace(t, dialThrift(t, addr), wideKeyspace, familyDef{name: "Series", comparator: "LongType", validator: "BytesType"})
 	value := bytes.Repeat([]byte{0xab}, wideValueSize)
-	for c := 0; c < wideCells; c++ {
-		ttl := int32(0)
-		if c%10 == 0 {
-			ttl = 30 * 24 * 3600
+	var g errgroup.Group
+	for w := range wideLoaders {
+		client := dialThrift(t, addr)
+		if err := client.SetKeyspace(context.Background(), wideKeyspace); err != nil {
+			t.Fatal(err)
 		}
-		l.add("wide", "Series", columnMutation(longName(int64(c)), value, int64(dataEpoch)*1_000_000+int64(c), ttl))
+		g.Go(func() error {
+			for first := w * wideBatch; first < wideCells; first += wideLoaders * wideBatch {
+				muts := make([]*cassandra.Mutation, 0, wideBatch)
+				for c := first; c < min(first+wideBatch, wideCells); c++ {
+					ttl := int32(0)
+					if c%10 == 0 {
+						ttl = 30 * 24 * 3600
+					}
+					muts = append(muts, columnMutation(longName(int64(c)), value, int64(dataEpoch)*1_000_000+int64(c), ttl))
+				}
+				batch := map[string]map[string][]*cassandra.Mutation{"wide": {"Series": muts}}
+				if err := client.BatchMutate(context.Background(), batch, cassandra.ConsistencyLevel_ONE); err != nil {
+					return fmt.Errorf("batch_mutate of cells %d to %d: %w", first, first+len(muts)-1, err)
+				}
+			}
+			return nil
+		})
 	}
-	l.flush()
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestWideRowMemoryRSS converts a row of a million cells, read from thriftd, to a
