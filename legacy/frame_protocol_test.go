@@ -107,13 +107,31 @@ func randomFrame(rng *rand.Rand) []byte {
 	return f
 }
 
-// TestFrameProtocolReadsAsTheLibrary reads random frames, well formed or
-// not, with random sequences of reads through frameProtocol and through
-// the library's protocol over the same transport, and checks that each read
-// returns the same value and error and leaves the frame at the same place.
-func TestFrameProtocolReadsAsTheLibrary(t *testing.T) {
+// readLikeTheLibrary reads frame with the reads of script through
+// frameProtocol and through the library's protocol over the same transport,
+// and reports the first read that returns another value or error, or leaves
+// the frame at another place.
+func readLikeTheLibrary(frame []byte, script []int) error {
 	ctx := context.Background()
 	conf := &thrift.TConfiguration{MaxMessageSize: 64}
+	libFrames := &frameTransport{frame: frame}
+	lib := thrift.NewTBinaryProtocolConf(libFrames, conf)
+	ourFrames := &frameTransport{frame: frame}
+	ours := newFrameProtocol(thrift.NewTBinaryProtocolConf(ourFrames, conf), ourFrames, conf)
+	for i, s := range script {
+		want, got := readSteps[s](ctx, lib), readSteps[s](ctx, ours)
+		if want != got || libFrames.pos != ourFrames.pos {
+			return fmt.Errorf("frame %x, read %d of %v:\nlibrary %s (at %d)\nframe   %s (at %d)",
+				frame, i, script, want, libFrames.pos, got, ourFrames.pos)
+		}
+	}
+	return nil
+}
+
+// TestFrameProtocolReadsAsTheLibrary reads random frames, well formed or
+// not, with random sequences of reads, through frameProtocol and through
+// the library's protocol (readLikeTheLibrary).
+func TestFrameProtocolReadsAsTheLibrary(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for round := range 20000 {
 		frame := randomFrame(rng)
@@ -121,16 +139,25 @@ func TestFrameProtocolReadsAsTheLibrary(t *testing.T) {
 		for i := range script {
 			script[i] = rng.IntN(len(readSteps))
 		}
-		libFrames := &frameTransport{frame: frame}
-		lib := thrift.NewTBinaryProtocolConf(libFrames, conf)
-		ourFrames := &frameTransport{frame: frame}
-		ours := newFrameProtocol(thrift.NewTBinaryProtocolConf(ourFrames, conf), ourFrames, conf)
-		for i, s := range script {
-			want, got := readSteps[s](ctx, lib), readSteps[s](ctx, ours)
-			if want != got || libFrames.pos != ourFrames.pos {
-				t.Fatalf("round %d, frame %x, read %d of %v:\nlibrary %s (at %d)\nframe   %s (at %d)",
-					round, frame, i, script, want, libFrames.pos, got, ourFrames.pos)
-			}
+		if err := readLikeTheLibrary(frame, script); err != nil {
+			t.Fatalf("round %d, %v", round, err)
 		}
 	}
+}
+
+// FuzzFrameProtocolReads reads the fuzzer's frames with the fuzzer's reads
+// (a byte each) through frameProtocol and the library's protocol.
+func FuzzFrameProtocolReads(f *testing.F) {
+	f.Add([]byte{0x0b, 0x00, 0x01, 0, 0, 0, 3, 'a', 'b', 'c', 0}, []byte{0, 9, 0})
+	f.Add([]byte{0x0f, 0xff, 0xff, 0xff, 0xff}, []byte{2, 3})
+	f.Add([]byte{0, 0, 0, 70, 1}, []byte{10, 6})
+	f.Fuzz(func(t *testing.T, frame, reads []byte) {
+		script := make([]int, 0, 16)
+		for _, r := range reads[:min(len(reads), 16)] {
+			script = append(script, int(r)%len(readSteps))
+		}
+		if err := readLikeTheLibrary(frame, script); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
