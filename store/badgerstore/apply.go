@@ -84,12 +84,13 @@ func packRows(rows []store.RowMutation, packBytes int64) int {
 // holding row locks lose none).
 var conflictsLost atomic.Int64
 
-// applyWithRetry applies rows in one transaction, holding their row locks
-// so that no other writer of those rows can make it conflict.
+// applyWithRetry applies rows in one transaction, which it may share with
+// concurrent writers (group_commit.go), holding their row locks so that
+// no other writer of those rows can make it conflict.
 func (e *Engine) applyWithRetry(ctx context.Context, rows []store.RowMutation) error {
 	unlock := e.lockRows(rows)
 	defer unlock()
-	return retryWrites(ctx, func() error { return e.applyOnce(rows) })
+	return e.commitRows(ctx, rows)
 }
 
 // retryWrites runs a write transaction until it stops losing conflicts

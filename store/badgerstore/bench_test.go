@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -379,4 +380,31 @@ func BenchmarkScanPage(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkConcurrentInserts measures single-cell writes from 32
+// goroutines at once, as a server's connections make them, into random
+// rows of 100,000, and reports the share of them that committed in a
+// transaction shared with others (group_commit.go).
+func BenchmarkConcurrentInserts(b *testing.B) {
+	f := openTestEngine(b, b.TempDir(), "Murmur3Partitioner")
+	tb := f.table(store.TableDef{Name: "cf", Comparator: "BytesType"})
+	ctx := context.Background()
+	value := make([]byte, 64)
+	var ts atomic.Int64
+	f.e.groupedWrites.Store(0)
+	b.SetParallelism(max(1, 32/runtime.GOMAXPROCS(0)))
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		rng := rand.New(rand.NewSource(ts.Add(1)))
+		for pb.Next() {
+			key := fmt.Appendf(nil, "row%06d", rng.Intn(100_000))
+			op := store.Op{Kind: store.OpPut, Name: fmt.Appendf(nil, "c%02d", rng.Intn(20)), Value: value, Timestamp: ts.Add(1)}
+			if err := f.e.Apply(ctx, &store.Batch{Rows: []store.RowMutation{{Table: tb, Key: key, Ops: []store.Op{op}}}}); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(f.e.groupedWrites.Load())/float64(b.N), "shared/op")
 }

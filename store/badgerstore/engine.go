@@ -75,6 +75,12 @@ type Engine struct {
 	unpackedSupers bool
 	// rowLocks serialises the writers of each row (see rowlock.go).
 	rowLocks *rowLocks
+	// group lets concurrent writers share a transaction (group_commit.go);
+	// groupedWrites counts the writers whose rows committed in a shared
+	// transaction, aloneAfterGroup those applied alone after their group
+	// failed.
+	group                          groupCommitter
+	groupedWrites, aloneAfterGroup atomic.Int64
 	// tsFloor, tsBound: the timestamps of the cells stored before the
 	// engine opened, and of every cell stored, are at most these; a
 	// write above both and its stripe's greatest needs no read

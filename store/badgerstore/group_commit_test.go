@@ -1,0 +1,273 @@
+package badgerstore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/thriftbridge/thriftbridge/store"
+	"github.com/thriftbridge/thriftbridge/store/enginetest"
+)
+
+// groupFamilies creates a Standard, a packed Super and a counter family.
+func groupFamilies(f *fixture) (std, super, counters func() *store.Table) {
+	f.table(store.TableDef{Name: "std", Comparator: "UTF8Type"})
+	f.table(store.TableDef{Name: "sup", Super: true, Comparator: "UTF8Type", SubComparator: "UTF8Type"})
+	f.table(store.TableDef{Name: "cnt", Comparator: "UTF8Type", DefaultValidator: "CounterColumnType"})
+	get := func(name string) func() *store.Table {
+		return func() *store.Table { tb, _ := f.e.Catalog().Table("ks", name); return tb }
+	}
+	return get("std"), get("sup"), get("cnt")
+}
+
+// queueBehindHeldLead makes every Apply that follows queue for a group, as
+// if another writer's transaction were committing, and returns the
+// function that waits until n writers are queued and lets them commit.
+func queueBehindHeldLead(t *testing.T, e *Engine) (release func(n int)) {
+	t.Helper()
+	g := &e.group
+	g.mu.Lock()
+	if g.leading {
+		g.mu.Unlock()
+		t.Fatal("a group is committing already")
+	}
+	g.leading = true
+	g.mu.Unlock()
+	return func(n int) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			g.mu.Lock()
+			queued := len(g.queue)
+			g.mu.Unlock()
+			if queued == n {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d writers queued after 10 s, want %d", queued, n)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		e.passLead()
+	}
+}
+
+// ownStripes names rows that lock stripes no other row of the test
+// locks: a writer whose row shares a stripe with a queued writer's waits
+// for that lock, not in the queue.
+type ownStripes struct {
+	e    *Engine
+	used map[uint16]bool
+}
+
+// key returns base, or base with a suffix, for a row of tb on a stripe of
+// its own.
+func (o *ownStripes) key(tb *store.Table, base string) []byte {
+	for i := 0; ; i++ {
+		key := []byte(base)
+		if i > 0 {
+			key = fmt.Appendf(nil, "%s-%d", base, i)
+		}
+		rp, _ := o.e.rowPrefix(nil, tb, key)
+		if s := o.e.rowLocks.stripe(rp); !o.used[s] {
+			o.used[s] = true
+			return key
+		}
+	}
+}
+
+// TestGroupCommitSharesOneTransaction: writers queued behind a committing
+// writer commit in one transaction, and each one's cells are stored as if
+// it had committed alone: Standard cells, packed subcolumns, counter
+// updates, an atomic batch of two rows and a row deletion.
+func TestGroupCommitSharesOneTransaction(t *testing.T) {
+	f := newFixture(t)
+	std, super, counters := groupFamilies(f)
+	rows := ownStripes{e: f.e, used: map[uint16]bool{}}
+	a, s, n := rows.key(std(), "a"), rows.key(super(), "s"), rows.key(counters(), "n")
+	b1, b2, gone := rows.key(std(), "b1"), rows.key(std(), "b2"), rows.key(std(), "gone")
+	enginetest.Apply(t, f.e, store.RowMutation{Table: std(), Key: gone, Ops: []store.Op{enginetest.Put("c", "old", 10)}})
+	f.e.groupedWrites.Store(0)
+
+	batches := []*store.Batch{
+		{Rows: []store.RowMutation{{Table: std(), Key: a, Ops: []store.Op{enginetest.Put("c1", "v1", 100), enginetest.Put("c2", "v2", 100)}}}},
+		{Rows: []store.RowMutation{{Table: super(), Key: s, Ops: []store.Op{enginetest.PutSuper("sc", "x", "1", 100), enginetest.PutSuper("sc", "y", "2", 100)}}}},
+		{Rows: []store.RowMutation{{Table: counters(), Key: n, Ops: []store.Op{{Kind: store.OpCounterAdd, Name: []byte("hits"), Delta: 7}}}}},
+		{Atomic: true, Rows: []store.RowMutation{
+			{Table: std(), Key: b1, Ops: []store.Op{enginetest.Put("c", "b1", 100)}},
+			{Table: std(), Key: b2, Ops: []store.Op{enginetest.Put("c", "b2", 100)}},
+		}},
+		{Rows: []store.RowMutation{{Table: std(), Key: gone, Ops: []store.Op{{Kind: store.OpDeleteRow, Timestamp: 20}}}}},
+	}
+	release := queueBehindHeldLead(t, f.e)
+	errs := make([]error, len(batches))
+	var wg sync.WaitGroup
+	for i, b := range batches {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = f.e.Apply(context.Background(), b)
+		}()
+	}
+	release(len(batches))
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("batch %d: %v", i, err)
+		}
+	}
+	if n := f.e.groupedWrites.Load(); n != int64(len(batches)) {
+		t.Errorf("%d writers committed in a shared transaction, want %d", n, len(batches))
+	}
+
+	cells := func(tb *store.Table, key string) string {
+		return enginetest.CellsString(f.slice(tb, key, store.SliceQuery{Count: all}).Cells)
+	}
+	checks := []struct{ got, want string }{
+		{cells(std(), string(a)), "c1=v1@100 c2=v2@100"},
+		{cells(std(), string(b1)), "c=b1@100"},
+		{cells(std(), string(b2)), "c=b2@100"},
+		{cells(std(), string(gone)), ""},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+	sup := f.slice(super(), string(s), store.SliceQuery{Count: all})
+	if len(sup.Supers) != 1 || enginetest.CellsString(sup.Supers[0].Cells) != "x=1@100 y=2@100" {
+		t.Errorf("super row: %+v", sup.Supers)
+	}
+	cnt := f.slice(counters(), string(n), store.SliceQuery{Count: all})
+	if len(cnt.Cells) != 1 || cnt.Cells[0].CounterValue != 7 {
+		t.Errorf("counter row: %+v", cnt.Cells)
+	}
+}
+
+// TestGroupCommitFailingMemberFailsAlone: when one member of a group
+// cannot be written, it gets its own error and writes nothing, not even
+// the first row of its atomic batch, while every other member of the
+// group is stored.
+func TestGroupCommitFailingMemberFailsAlone(t *testing.T) {
+	f := newFixture(t)
+	std, _, _ := groupFamilies(f)
+	rows := ownStripes{e: f.e, used: map[uint16]bool{}}
+	bad1, bad2 := rows.key(std(), "bad1"), rows.key(std(), "bad2")
+	bad := &store.Batch{Atomic: true, Rows: []store.RowMutation{
+		{Table: std(), Key: bad1, Ops: []store.Op{enginetest.Put("c", "v", 100)}},
+		{Table: std(), Key: bad2, Ops: []store.Op{{Kind: store.OpKind(200), Name: []byte("c"), Timestamp: 100}}},
+	}}
+	var goodKeys []string
+	good := func(base string) *store.Batch {
+		key := rows.key(std(), base)
+		goodKeys = append(goodKeys, string(key))
+		return &store.Batch{Rows: []store.RowMutation{{Table: std(), Key: key, Ops: []store.Op{enginetest.Put("c", string(key), 100)}}}}
+	}
+	batches := []*store.Batch{good("g1"), bad, good("g2"), good("g3")}
+	release := queueBehindHeldLead(t, f.e)
+	errs := make([]error, len(batches))
+	var wg sync.WaitGroup
+	for i, b := range batches {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = f.e.Apply(context.Background(), b)
+		}()
+	}
+	release(len(batches))
+	wg.Wait()
+
+	for i, err := range errs {
+		if batches[i] == bad {
+			if err == nil || !strings.Contains(err.Error(), "not supported") {
+				t.Errorf("the failing batch: %v, want its own error", err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("batch %d, queued beside a failing one: %v", i, err)
+		}
+	}
+	if n := f.e.aloneAfterGroup.Load(); n != int64(len(batches)) {
+		t.Errorf("%d writers applied alone after their group failed, want %d", n, len(batches))
+	}
+	for _, key := range goodKeys {
+		if got := enginetest.CellsString(f.slice(std(), key, store.SliceQuery{Count: all}).Cells); got != "c="+key+"@100" {
+			t.Errorf("row %s: %q", key, got)
+		}
+	}
+	for _, key := range []string{string(bad1), string(bad2)} {
+		if got := enginetest.CellsString(f.slice(std(), key, store.SliceQuery{Count: all}).Cells); got != "" {
+			t.Errorf("row %s of the failed batch holds %q", key, got)
+		}
+	}
+}
+
+// TestGroupCommitUnderContention: many writers adding to shared and to
+// their own counters, and writing cells, lose no update whatever groups
+// they happen to form.
+func TestGroupCommitUnderContention(t *testing.T) {
+	f := newFixture(t)
+	std, _, counters := groupFamilies(f)
+	const writers, rounds = 16, 150
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			own := fmt.Sprintf("own%02d", w)
+			for i := range rounds {
+				b := &store.Batch{Rows: []store.RowMutation{
+					{Table: counters(), Key: []byte(fmt.Sprintf("shared%d", i%4)), Ops: []store.Op{{Kind: store.OpCounterAdd, Name: []byte("hits"), Delta: 1}}},
+					{Table: counters(), Key: []byte(own), Ops: []store.Op{{Kind: store.OpCounterAdd, Name: []byte("hits"), Delta: 2}}},
+				}}
+				if i%3 == 0 {
+					b = &store.Batch{Rows: []store.RowMutation{{Table: std(), Key: []byte(own), Ops: []store.Op{enginetest.Put(fmt.Sprintf("c%03d", i), own, int64(i+1))}}}}
+				}
+				if err := f.e.Apply(context.Background(), b); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	counterOf := func(key string) int64 {
+		res := f.slice(counters(), key, store.SliceQuery{Count: all})
+		if len(res.Cells) != 1 {
+			t.Fatalf("counter row %s: %+v", key, res.Cells)
+		}
+		return res.Cells[0].CounterValue
+	}
+	adds := 0 // counter batches per writer
+	for i := range rounds {
+		if i%3 != 0 {
+			adds++
+		}
+	}
+	var shared int64
+	for s := range 4 {
+		shared += counterOf(fmt.Sprintf("shared%d", s))
+	}
+	if shared != int64(writers*adds) {
+		t.Errorf("shared counters sum to %d, want %d", shared, writers*adds)
+	}
+	for w := range writers {
+		own := fmt.Sprintf("own%02d", w)
+		if got := counterOf(own); got != int64(2*adds) {
+			t.Errorf("counter %s = %d, want %d", own, got, 2*adds)
+		}
+		if n := len(f.slice(std(), own, store.SliceQuery{Count: all}).Cells); n != rounds-adds {
+			t.Errorf("row %s holds %d cells, want %d", own, n, rounds-adds)
+		}
+	}
+	t.Logf("%d of %d writers committed in a shared transaction", f.e.groupedWrites.Load(), writers*rounds)
+}
