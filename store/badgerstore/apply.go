@@ -159,6 +159,12 @@ func (e *Engine) newWriter(txn *badger.Txn) *writer {
 // committed or been discarded.
 func (e *Engine) releaseWriter(w *writer) {
 	w.txn, w.shadows = nil, nil
+	if w.snapshot != nil {
+		w.snapshot.Discard()
+		w.snapshot = nil
+	}
+	clear(w.rowsWritten)
+	w.rowsWritten = w.rowsWritten[:0]
 	w.pre.reset()
 	w.pending = 0
 	clear(w.packs)
@@ -197,8 +203,12 @@ type writer struct {
 	shadows *rowShadows
 	// pre holds the prefetched cells of the row being written.
 	pre cellPrefetch
-	// pending counts the operations already written in the transaction.
-	pending int
+	// pending counts the operations already written in the transaction,
+	// rowsWritten the prefixes of its rows (up to maxRowsTracked).
+	pending     int
+	rowsWritten [][]byte
+	// snapshot is the read-only transaction of prefetches (rowReader).
+	snapshot *badger.Txn
 	// packs are the packs the row mutation being written has read
 	// (pack.go), written back when it ends.
 	packs     []openPack
@@ -230,7 +240,12 @@ func (w *writer) row(m *store.RowMutation) error {
 	if err := w.prefetchCells(rp, m); err != nil {
 		return fmt.Errorf("read row: %w", err)
 	}
-	defer func() { w.pending += len(m.Ops) }()
+	defer func() {
+		w.pending += len(m.Ops)
+		if len(w.rowsWritten) < maxRowsTracked {
+			w.rowsWritten = append(w.rowsWritten, w.slab.copy(rp))
+		}
+	}()
 	w.packs = w.packs[:0]
 	w.packCells.reset()
 	for i := range m.Ops {

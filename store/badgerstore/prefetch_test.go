@@ -1,6 +1,7 @@
 package badgerstore
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
 	"testing"
@@ -10,12 +11,14 @@ import (
 )
 
 // TestPrefetchMatchesPointReads applies the same random row mutations of
-// many cells to two stores: whole to one (their cells are prefetched) and
-// one operation at a time to the other (every cell is read on its own). A
-// row mutation applies its operations in order, so both stores must hold
-// the same data: the same names written twice in one mutation, with equal
-// timestamps, TTLs, deletions of cells written earlier in it, an indexed
-// column, over cells stored before.
+// many cells to two stores: whole, in batches of one to three, to one
+// (their cells are prefetched) and one operation at a time to the other
+// (every cell is read on its own). A batch applies its row mutations and a
+// row mutation its operations in order, so both stores must hold the same
+// data after every batch: the same names written twice in one mutation,
+// a row written twice in one batch, equal timestamps, TTLs, deletions of
+// cells written earlier in it, an indexed column, over cells stored
+// before.
 func TestPrefetchMatchesPointReads(t *testing.T) {
 	for _, super := range []bool{false, true} {
 		t.Run(fmt.Sprintf("super=%v", super), func(t *testing.T) {
@@ -33,38 +36,55 @@ func TestPrefetchMatchesPointReads(t *testing.T) {
 			names := []string{"a", "b", "ba", "c", "d", "e", "z"}
 			pick := func() []byte { return []byte(names[rng.Intn(len(names))]) }
 			rows := []string{"r0", "r1", "r2"}
-			for step := 0; step < 300; step++ {
-				key := []byte(rows[rng.Intn(len(rows))])
-				ops := make([]store.Op, prefetchMinCells+rng.Intn(12))
-				for i := range ops {
-					op := store.Op{Kind: store.OpPut, Name: pick(), Value: []byte(fmt.Sprint(rng.Intn(4))), Timestamp: int64(rng.Intn(30))}
-					switch r := rng.Intn(10); {
-					case r == 0:
-						op.Kind, op.Value = store.OpDeleteCell, nil
-					case r == 1:
-						op.TTL = 100
-					case r == 2 && super:
-						op.Kind, op.Name, op.Value = store.OpDeleteSuper, nil, nil
-					}
-					if super {
-						op.Super = pick()
-					}
-					ops[i] = op
-				}
-				enginetest.Apply(t, whole.e, store.RowMutation{Table: tw, Key: key, Ops: ops})
-				for _, op := range ops {
-					enginetest.Apply(t, single.e, store.RowMutation{Table: ts, Key: key, Ops: []store.Op{op}})
-				}
-			}
-			for _, key := range rows {
+			same := func(when string, key string) {
+				t.Helper()
 				got := whole.slice(tw, key, store.SliceQuery{Count: all})
 				want := single.slice(ts, key, store.SliceQuery{Count: all})
 				g := enginetest.CellsString(got.Cells) + enginetest.SupersString(got.Supers)
 				w := enginetest.CellsString(want.Cells) + enginetest.SupersString(want.Supers)
 				if g != w {
-					t.Errorf("row %s:\nprefetched  %s\npoint reads %s", key, g, w)
+					t.Fatalf("%s, row %s:\nprefetched  %s\npoint reads %s", when, key, g, w)
 				}
-				if g == "" {
+			}
+			for step := 0; step < 300; step++ {
+				// One to three row mutations in one transaction, a row
+				// possibly twice: a row's prefetch must see what the
+				// transaction wrote of it before.
+				var batch []store.RowMutation
+				for range 1 + rng.Intn(3) {
+					key := []byte(rows[rng.Intn(len(rows))])
+					ops := make([]store.Op, prefetchMinCells+rng.Intn(12))
+					for i := range ops {
+						op := store.Op{Kind: store.OpPut, Name: pick(), Value: []byte(fmt.Sprint(rng.Intn(4))), Timestamp: int64(rng.Intn(30))}
+						switch r := rng.Intn(10); {
+						case r == 0:
+							op.Kind, op.Value = store.OpDeleteCell, nil
+						case r == 1:
+							op.TTL = 100
+						case r == 2 && super:
+							op.Kind, op.Name, op.Value = store.OpDeleteSuper, nil, nil
+						}
+						if super {
+							op.Super = pick()
+						}
+						ops[i] = op
+					}
+					batch = append(batch, store.RowMutation{Table: tw, Key: key, Ops: ops})
+				}
+				if err := whole.e.Apply(context.Background(), &store.Batch{Rows: batch, Atomic: true}); err != nil {
+					t.Fatal(err)
+				}
+				for _, m := range batch {
+					for _, op := range m.Ops {
+						enginetest.Apply(t, single.e, store.RowMutation{Table: ts, Key: m.Key, Ops: []store.Op{op}})
+					}
+				}
+				for _, m := range batch {
+					same(fmt.Sprintf("step %d", step), string(m.Key))
+				}
+			}
+			for _, key := range rows {
+				if whole.slice(tw, key, store.SliceQuery{Count: all}).Len() == 0 {
 					t.Errorf("row %s is empty: the test wrote nothing that lasted", key)
 				}
 			}
