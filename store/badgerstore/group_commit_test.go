@@ -23,10 +23,10 @@ func groupFamilies(f *fixture) (std, super, counters func() *store.Table) {
 	return get("std"), get("sup"), get("cnt")
 }
 
-// queueBehindHeldLead makes every Apply that follows queue for a group, as
-// if another writer's transaction were committing, and returns the
-// function that waits until n writers are queued and lets them commit.
-func queueBehindHeldLead(t *testing.T, e *Engine) (release func(n int)) {
+// applyQueued applies each batch from a goroutine of its own, all of
+// them queued for a group as if another writer's transaction were
+// committing, then lets them commit; it returns each batch's error.
+func applyQueued(t *testing.T, e *Engine, batches []*store.Batch) []error {
 	t.Helper()
 	g := &e.group
 	g.mu.Lock()
@@ -36,23 +36,32 @@ func queueBehindHeldLead(t *testing.T, e *Engine) (release func(n int)) {
 	}
 	g.leading = true
 	g.mu.Unlock()
-	return func(n int) {
-		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			g.mu.Lock()
-			queued := len(g.queue)
-			g.mu.Unlock()
-			if queued == n {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%d writers queued after 10 s, want %d", queued, n)
-			}
-			time.Sleep(time.Millisecond)
-		}
-		e.passLead()
+
+	errs := make([]error, len(batches))
+	var wg sync.WaitGroup
+	for i, b := range batches {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = e.Apply(context.Background(), b)
+		}()
 	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		g.mu.Lock()
+		queued := len(g.queue)
+		g.mu.Unlock()
+		if queued == len(batches) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d writers queued after 10 s, want %d", queued, len(batches))
+		}
+		time.Sleep(time.Millisecond)
+	}
+	e.passLead()
+	wg.Wait()
+	return errs
 }
 
 // ownStripes names rows that lock stripes no other row of the test
@@ -102,18 +111,7 @@ func TestGroupCommitSharesOneTransaction(t *testing.T) {
 		}},
 		{Rows: []store.RowMutation{{Table: std(), Key: gone, Ops: []store.Op{{Kind: store.OpDeleteRow, Timestamp: 20}}}}},
 	}
-	release := queueBehindHeldLead(t, f.e)
-	errs := make([]error, len(batches))
-	var wg sync.WaitGroup
-	for i, b := range batches {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = f.e.Apply(context.Background(), b)
-		}()
-	}
-	release(len(batches))
-	wg.Wait()
+	errs := applyQueued(t, f.e, batches)
 	for i, err := range errs {
 		if err != nil {
 			t.Fatalf("batch %d: %v", i, err)
@@ -167,18 +165,7 @@ func TestGroupCommitFailingMemberFailsAlone(t *testing.T) {
 		return &store.Batch{Rows: []store.RowMutation{{Table: std(), Key: key, Ops: []store.Op{enginetest.Put("c", string(key), 100)}}}}
 	}
 	batches := []*store.Batch{good("g1"), bad, good("g2"), good("g3")}
-	release := queueBehindHeldLead(t, f.e)
-	errs := make([]error, len(batches))
-	var wg sync.WaitGroup
-	for i, b := range batches {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = f.e.Apply(context.Background(), b)
-		}()
-	}
-	release(len(batches))
-	wg.Wait()
+	errs := applyQueued(t, f.e, batches)
 
 	for i, err := range errs {
 		if batches[i] == bad {
