@@ -23,7 +23,10 @@ import (
 // member's rows fails, or the commit does, the group is discarded and
 // every member applies its rows in a transaction of its own, so that each
 // gets the result it would have got alone. A transaction that loses a
-// conflict is retried whole, as a writer's own was.
+// conflict is retried whole, as a writer's own was. If the group's write
+// panics, the panic is the leader's call's (the server answers it with an
+// internal error), the other members apply alone, and the next queued
+// writer leads: one bad call never stalls the writers behind it.
 //
 // No writer waits for a group to fill: a writer that finds no commit
 // running commits its rows at once, alone.
@@ -42,10 +45,17 @@ type commitJob struct {
 	ops  int
 	size int64
 	err  error
-	// wake carries false when the job was committed (err holds the
-	// result), true when its writer is to lead the next group.
-	wake chan bool
+	wake chan wakeup
 }
+
+// wakeup is what a queued writer is told.
+type wakeup uint8
+
+const (
+	committed  wakeup = iota // its rows are committed, or failed with err
+	lead                     // it leads the next group
+	applyAlone               // its group failed: it applies its rows alone
+)
 
 // groupCommitter queues the writers that arrive while a group commits.
 type groupCommitter struct {
@@ -66,18 +76,20 @@ func (e *Engine) commitRows(ctx context.Context, rows []store.RowMutation) error
 	if !g.leading {
 		g.leading = true
 		g.mu.Unlock()
-		err := retryWrites(ctx, func() error { return e.applyOnce(rows) })
-		e.passLead()
-		return err
+		defer e.passLead()
+		return retryWrites(ctx, func() error { return e.applyOnce(rows) })
 	}
-	job := &commitJob{ctx: ctx, rows: rows, ops: ops, size: size, wake: make(chan bool, 1)}
+	job := &commitJob{ctx: ctx, rows: rows, ops: ops, size: size, wake: make(chan wakeup, 1)}
 	g.queue = append(g.queue, job)
 	g.mu.Unlock()
-	if lead := <-job.wake; !lead {
+	switch <-job.wake {
+	case committed:
 		return job.err
+	case applyAlone:
+		return retryWrites(ctx, func() error { return e.applyOnce(rows) })
 	}
+	defer e.passLead() // even when the group's write panics
 	e.commitGroup(job)
-	e.passLead()
 	return job.err
 }
 
@@ -90,11 +102,13 @@ func (e *Engine) passLead() {
 		g.leading = false
 		return
 	}
-	g.queue[0].wake <- true
+	g.queue[0].wake <- lead
 }
 
 // commitGroup commits the leader's job with the jobs queued behind it that
-// fit, and reports to each.
+// fit, and tells each its result. If the group fails, every member applies
+// its rows alone, each in its own writer's goroutine; so they do too if
+// the group's write panics, which leaves the panic to the leader's call.
 func (e *Engine) commitGroup(leader *commitJob) {
 	g := &e.group
 	g.mu.Lock()
@@ -119,20 +133,27 @@ func (e *Engine) commitGroup(leader *commitJob) {
 		leader.err = retryWrites(leader.ctx, func() error { return e.applyOnce(leader.rows) })
 		return
 	}
+	tell := func(w wakeup) {
+		for _, j := range jobs[1:] {
+			j.wake <- w
+		}
+	}
+	finished := false
+	defer func() {
+		if !finished {
+			tell(applyAlone)
+		}
+	}()
 	err := retryWrites(leader.ctx, func() error { return e.applyJobs(jobs) })
+	finished = true
 	if err == nil {
 		e.groupedWrites.Add(int64(len(jobs)))
-	} else {
-		e.aloneAfterGroup.Add(int64(len(jobs)))
+		tell(committed)
+		return
 	}
-	for _, j := range jobs {
-		if err != nil {
-			j.err = retryWrites(j.ctx, func() error { return e.applyOnce(j.rows) })
-		}
-		if j != leader {
-			j.wake <- false
-		}
-	}
+	e.aloneAfterGroup.Add(int64(len(jobs)))
+	tell(applyAlone)
+	leader.err = retryWrites(leader.ctx, func() error { return e.applyOnce(leader.rows) })
 }
 
 // applyJobs writes the rows of every job in one transaction.

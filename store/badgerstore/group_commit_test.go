@@ -28,6 +28,13 @@ func groupFamilies(f *fixture) (std, super, counters func() *store.Table) {
 // committing, then lets them commit; it returns each batch's error.
 func applyQueued(t *testing.T, e *Engine, batches []*store.Batch) []error {
 	t.Helper()
+	return runQueued(t, e, len(batches), func(i int) error { return e.Apply(context.Background(), batches[i]) })
+}
+
+// runQueued runs n writers, each from a goroutine of its own, queued for
+// a group as applyQueued queues them; it returns each writer's error.
+func runQueued(t *testing.T, e *Engine, n int, write func(i int) error) []error {
+	t.Helper()
 	g := &e.group
 	g.mu.Lock()
 	if g.leading {
@@ -37,13 +44,13 @@ func applyQueued(t *testing.T, e *Engine, batches []*store.Batch) []error {
 	g.leading = true
 	g.mu.Unlock()
 
-	errs := make([]error, len(batches))
+	errs := make([]error, n)
 	var wg sync.WaitGroup
-	for i, b := range batches {
+	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = e.Apply(context.Background(), b)
+			errs[i] = write(i)
 		}()
 	}
 	deadline := time.Now().Add(10 * time.Second)
@@ -51,16 +58,22 @@ func applyQueued(t *testing.T, e *Engine, batches []*store.Batch) []error {
 		g.mu.Lock()
 		queued := len(g.queue)
 		g.mu.Unlock()
-		if queued == len(batches) {
+		if queued == n {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d writers queued after 10 s, want %d", queued, len(batches))
+			t.Fatalf("%d writers queued after 10 s, want %d", queued, n)
 		}
 		time.Sleep(time.Millisecond)
 	}
 	e.passLead()
-	wg.Wait()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("queued writers still waiting after 30 s")
+	}
 	return errs
 }
 
@@ -190,6 +203,54 @@ func TestGroupCommitFailingMemberFailsAlone(t *testing.T) {
 		if got := enginetest.CellsString(f.slice(std(), key, store.SliceQuery{Count: all}).Cells); got != "" {
 			t.Errorf("row %s of the failed batch holds %q", key, got)
 		}
+	}
+}
+
+// TestGroupCommitSurvivesAPanic: when writing a group panics (here, a
+// row mutation without its table, which Apply would refuse), the panic is
+// the leader's call's, the other members apply alone, and writers after
+// it still commit: one bad call does not stall the writers behind it.
+func TestGroupCommitSurvivesAPanic(t *testing.T) {
+	f := newFixture(t)
+	std, _, _ := groupFamilies(f)
+	rows := ownStripes{e: f.e, used: map[uint16]bool{}}
+	keys := [][]byte{rows.key(std(), "p1"), rows.key(std(), "p2"), rows.key(std(), "p3")}
+	const bad = 1
+	panicked := make([]bool, len(keys))
+	errs := runQueued(t, f.e, len(keys), func(i int) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				panicked[i] = true
+			}
+		}()
+		m := store.RowMutation{Table: std(), Key: keys[i], Ops: []store.Op{enginetest.Put("c", "v", 100)}}
+		if i == bad {
+			m.Table = nil
+		}
+		return f.e.commitRows(context.Background(), []store.RowMutation{m})
+	})
+	if !panicked[bad] {
+		t.Fatalf("the write without a table did not panic: %v", errs[bad])
+	}
+	for i, key := range keys {
+		if i == bad || panicked[i] {
+			continue // a leader's call carries its group's panic
+		}
+		if errs[i] != nil {
+			t.Errorf("writer %d: %v", i, errs[i])
+		}
+		if got := enginetest.CellsString(f.slice(std(), string(key), store.SliceQuery{Count: all}).Cells); got != "c=v@100" {
+			t.Errorf("row %s: %q", key, got)
+		}
+	}
+	// The lead was passed on: a write after the panic commits.
+	after := rows.key(std(), "after")
+	enginetest.Apply(t, f.e, store.RowMutation{Table: std(), Key: after, Ops: []store.Op{enginetest.Put("c", "v", 100)}})
+	f.e.group.mu.Lock()
+	led := f.e.group.leading
+	f.e.group.mu.Unlock()
+	if led {
+		t.Error("the group is still led after every writer returned")
 	}
 }
 
