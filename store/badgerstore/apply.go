@@ -65,11 +65,7 @@ func (e *Engine) Apply(ctx context.Context, b *store.Batch) error {
 func packRows(rows []store.RowMutation, packBytes int64) int {
 	ops, size := 0, int64(0)
 	for i := range rows {
-		rowOps, rowSize := len(rows[i].Ops), int64(0)
-		for j := range rows[i].Ops {
-			op := &rows[i].Ops[j]
-			rowSize += int64(len(rows[i].Key) + len(op.Super) + len(op.Name) + len(op.Value) + 64)
-		}
+		rowOps, rowSize := rowsCost(rows[i : i+1])
 		if i > 0 && (ops+rowOps > packOps || size+rowSize > packBytes) {
 			return i
 		}

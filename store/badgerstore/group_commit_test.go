@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/thriftbridge/thriftbridge/store"
 	"github.com/thriftbridge/thriftbridge/store/enginetest"
 )
@@ -261,12 +263,9 @@ func TestGroupCommitUnderContention(t *testing.T) {
 	f := newFixture(t)
 	std, _, counters := groupFamilies(f)
 	const writers, rounds = 16, 150
-	var wg sync.WaitGroup
-	errs := make(chan error, writers)
+	var g errgroup.Group
 	for w := range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(func() error {
 			own := fmt.Sprintf("own%02d", w)
 			for i := range rounds {
 				b := &store.Batch{Rows: []store.RowMutation{
@@ -277,15 +276,13 @@ func TestGroupCommitUnderContention(t *testing.T) {
 					b = &store.Batch{Rows: []store.RowMutation{{Table: std(), Key: []byte(own), Ops: []store.Op{enginetest.Put(fmt.Sprintf("c%03d", i), own, int64(i+1))}}}}
 				}
 				if err := f.e.Apply(context.Background(), b); err != nil {
-					errs <- err
-					return
+					return fmt.Errorf("writer %d, round %d: %w", w, i, err)
 				}
 			}
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	if err := g.Wait(); err != nil {
 		t.Fatal(err)
 	}
 	counterOf := func(key string) int64 {

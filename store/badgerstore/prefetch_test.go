@@ -115,3 +115,30 @@ func scanKeys(t *testing.T, f *fixture, tb *store.Table, q *store.ScanQuery) str
 	}
 	return keys
 }
+
+// TestRowTwiceInOneBatch: a packed super row written by two row mutations
+// of one atomic batch keeps the subcolumns of both. The second mutation's
+// prefetch must read the packs the first wrote in the same transaction
+// (rowReader), not the store's, which has none yet.
+func TestRowTwiceInOneBatch(t *testing.T) {
+	f := newFixture(t)
+	tb := f.table(store.TableDef{Name: "sup", Super: true, Comparator: "UTF8Type", SubComparator: "UTF8Type"})
+	ops := func(sub string) []store.Op {
+		var o []store.Op
+		for _, sc := range []string{"a", "b", "c", "d", "e"} { // enough to prefetch
+			o = append(o, enginetest.PutSuper(sc, sub, "v", 10))
+		}
+		return o
+	}
+	err := f.e.Apply(context.Background(), &store.Batch{Atomic: true, Rows: []store.RowMutation{
+		{Table: tb, Key: []byte("k"), Ops: ops("x")},
+		{Table: tb, Key: []byte("k"), Ops: ops("y")},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := enginetest.SupersString(f.slice(tb, "k", store.SliceQuery{Count: all}).Supers)
+	if want := "a{x=v@10 y=v@10} b{x=v@10 y=v@10} c{x=v@10 y=v@10} d{x=v@10 y=v@10} e{x=v@10 y=v@10}"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
