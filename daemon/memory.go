@@ -63,9 +63,10 @@ func limitGoMemory(sizing badgerstore.MemorySizing, logger *slog.Logger) *limitG
 // stood at 245 MiB against the 208 MiB limit of the default budget. A
 // limit below the live heap cannot be met: the collector runs back to
 // back (145 collections a second, 40% of thriftd's CPU) and frees
-// nothing. The guard raises the limit to headroom above the live heap
-// while that is above the budget's limit, and lowers it again as the heap
-// shrinks, so the budget's limit holds whenever it can be held. A server
+// nothing. While the live heap is above the budget's limit, the guard
+// raises the limit so that the heap may grow by headroom above it before
+// the next collection (limitForHeapGoal), and lowers it again as the
+// heap shrinks, so the budget's limit holds whenever it can. A server
 // that went quiet with the limit raised allocates nothing, so nothing
 // would collect what Badger frees after the burst: the guard then
 // collects itself, once a second, and gives the freed memory back to the
@@ -88,10 +89,11 @@ type limitGuard struct {
 // heapState is what the guard reads of the Go heap and asks of the
 // collector (runtimeHeap outside tests).
 type heapState interface {
-	live() int64    // the heap the last collection found live
-	cycles() uint64 // collections so far
-	collect()       // a collection now
-	release()       // a collection, and the free memory back to the system
+	live() int64     // the heap the last collection found live
+	overhead() int64 // the memory the limit counts outside heap objects and free heap
+	cycles() uint64  // collections so far
+	collect()        // a collection now
+	release()        // a collection, and the free memory back to the system
 }
 
 // limitGuardPeriod is how often the guard looks at the live heap;
@@ -139,7 +141,7 @@ func (g *limitGuard) adjust() {
 		}
 	}
 	live := g.heap.live()
-	want := max(g.base, (live+g.headroom+1<<20-1)&^(1<<20-1))
+	want := max(g.base, limitForHeapGoal(live+g.headroom, g.heap.overhead()))
 	if want >= g.limit {
 		g.lowerFor, g.lowerTo = 0, 0
 		g.set(want, live, false)
@@ -150,6 +152,27 @@ func (g *limitGuard) adjust() {
 		g.set(g.lowerTo, live, quiet)
 		g.lowerFor, g.lowerTo = 0, 0
 	}
+}
+
+// runtimeGoalReservePercent is the share of the heap goal the Go runtime
+// keeps back under a memory limit, for its pacing errors
+// (memoryLimitHeapGoalHeadroomPercent in runtime/mgcpacer.go, Go 1.21 and
+// later).
+const runtimeGoalReservePercent = 3
+
+// limitForHeapGoal is the memory limit, rounded up to a MiB so that small
+// moves of the heap leave it, under which the runtime lets the heap grow
+// to goal before it collects: the runtime takes from the limit the memory
+// it holds outside heap objects (overhead: stacks, span and collector
+// metadata, the unused parts of heap spans) and then keeps
+// runtimeGoalReservePercent of the rest back. A limit of live heap plus
+// headroom left almost none: at 390 MiB live, the reserve (12 MiB) and
+// the overhead took all of the 26 MiB, the heap goal was the live heap,
+// and the collector ran 50-80 times a second, back to back.
+func limitForHeapGoal(goal, overhead int64) int64 {
+	const kept = 100 - runtimeGoalReservePercent
+	limit := (goal*100+kept-1)/kept + overhead
+	return (limit + 1<<20 - 1) &^ (1<<20 - 1)
 }
 
 // set sets the limit; coming back to the budget's limit on a quiet
@@ -182,20 +205,35 @@ func (g *limitGuard) set(limit, live int64, quiet bool) {
 // runtimeHeap is the process's Go heap.
 type runtimeHeap struct{}
 
-func (runtimeHeap) live() int64    { return int64(readRuntimeMetric("/gc/heap/live:bytes")) }
-func (runtimeHeap) cycles() uint64 { return readRuntimeMetric("/gc/cycles/total:gc-cycles") }
+func (runtimeHeap) live() int64    { return int64(readRuntimeMetrics("/gc/heap/live:bytes")[0]) }
+func (runtimeHeap) cycles() uint64 { return readRuntimeMetrics("/gc/cycles/total:gc-cycles")[0] }
 func (runtimeHeap) collect()       { runtime.GC() }
 func (runtimeHeap) release()       { debug.FreeOSMemory() }
 
-// readRuntimeMetric reads one counter or gauge of runtime/metrics (0 if
-// this runtime does not have it).
-func readRuntimeMetric(name string) uint64 {
-	s := []rtmetrics.Sample{{Name: name}}
-	rtmetrics.Read(s)
-	if s[0].Value.Kind() != rtmetrics.KindUint64 {
-		return 0
+// overhead is what the runtime's pacer counts as non-heap memory: the
+// memory mapped and not given back, less the free heap and the heap
+// objects.
+func (runtimeHeap) overhead() int64 {
+	m := readRuntimeMetrics("/memory/classes/total:bytes", "/memory/classes/heap/released:bytes",
+		"/memory/classes/heap/free:bytes", "/memory/classes/heap/objects:bytes")
+	return max(0, int64(m[0])-int64(m[1])-int64(m[2])-int64(m[3]))
+}
+
+// readRuntimeMetrics reads counters or gauges of runtime/metrics, in the
+// order of their names (0 for one this runtime does not have).
+func readRuntimeMetrics(names ...string) []uint64 {
+	s := make([]rtmetrics.Sample, len(names))
+	for i, name := range names {
+		s[i].Name = name
 	}
-	return s[0].Value.Uint64()
+	rtmetrics.Read(s)
+	values := make([]uint64, len(names))
+	for i := range s {
+		if s[i].Value.Kind() == rtmetrics.KindUint64 {
+			values[i] = s[i].Value.Uint64()
+		}
+	}
+	return values
 }
 
 // cqlGCPercent is the collector's pacing with the CQL backend. Its heap is

@@ -5,6 +5,8 @@ import (
 	"context"
 	"log/slog"
 	"math"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -13,13 +15,15 @@ import (
 // collector's or the guard's) finds freed live, when the test set it.
 type fakeHeap struct {
 	liveBytes, freed int64
+	overheadBytes    int64
 	n                uint64
 	collects         int
 	releases         int
 }
 
-func (h *fakeHeap) live() int64    { return h.liveBytes }
-func (h *fakeHeap) cycles() uint64 { return h.n }
+func (h *fakeHeap) live() int64     { return h.liveBytes }
+func (h *fakeHeap) overhead() int64 { return h.overheadBytes }
+func (h *fakeHeap) cycles() uint64  { return h.n }
 func (h *fakeHeap) collect() {
 	h.collects++
 	h.gc()
@@ -51,9 +55,13 @@ func look(g *limitGuard, heap *fakeHeap, live int64) {
 	g.adjust()
 }
 
+// The limits the tests want are worked out by hand: a heap goal of live
+// + 26 MiB needs a limit of (live + 26 MiB) / 0.97 + the overhead,
+// rounded up to a MiB.
+
 func TestLimitGuardFollowsALiveHeapAboveTheBudget(t *testing.T) {
 	var logs bytes.Buffer
-	heap := &fakeHeap{}
+	heap := &fakeHeap{overheadBytes: 10 << 20}
 	g, set := newTestGuard(heap, &logs)
 
 	look(g, heap, 100<<20)
@@ -62,15 +70,19 @@ func TestLimitGuardFollowsALiveHeapAboveTheBudget(t *testing.T) {
 	}
 	// A burst: the collector finds 245 MiB live; the limit follows at once.
 	look(g, heap, 245<<20)
-	if g.limit != 271<<20 || len(*set) != 1 || (*set)[0] != 271<<20 {
-		t.Fatalf("live heap of 245 MiB: limit %d MiB (set %v); want 271 (245 + 26)", g.limit>>20, *set)
+	if g.limit != 290<<20 || len(*set) != 1 || (*set)[0] != 290<<20 {
+		t.Fatalf("live heap of 245 MiB: limit %d MiB (set %v); want 290 (271 / 0.97 + 10)", g.limit>>20, *set)
 	}
-	// A higher heap raises it at once, to the MiB.
+	// A heap 4 KiB higher wants the same limit; a MiB higher raises it at once.
 	look(g, heap, 245<<20+4<<10)
-	if len(*set) != 2 || g.limit != 272<<20 {
-		t.Fatalf("live heap of 245 MiB + 4 KiB: limit %d MiB, set %d times; want 272 MiB, set twice", g.limit>>20, len(*set))
+	if len(*set) != 1 {
+		t.Fatalf("live heap of 245 MiB + 4 KiB: limit set again: %v", *set)
 	}
-	look(g, heap, 245<<20+4<<10)
+	look(g, heap, 246<<20)
+	if len(*set) != 2 || g.limit != 291<<20 {
+		t.Fatalf("live heap of 246 MiB: limit %d MiB, set %d times; want 291 MiB, set twice", g.limit>>20, len(*set))
+	}
+	look(g, heap, 246<<20)
 	if len(*set) != 2 {
 		t.Fatalf("the same heap twice set the limit again: %v", *set)
 	}
@@ -79,12 +91,12 @@ func TestLimitGuardFollowsALiveHeapAboveTheBudget(t *testing.T) {
 	for i := range quietLooks - 1 {
 		look(g, heap, int64(230-i)<<20)
 	}
-	if len(*set) != 2 || g.limit != 272<<20 {
-		t.Fatalf("after %d looks at a lower heap: limit %d MiB (set %v); want 272 still", quietLooks-1, g.limit>>20, *set)
+	if len(*set) != 2 || g.limit != 291<<20 {
+		t.Fatalf("after %d looks at a lower heap: limit %d MiB (set %v); want 291 still", quietLooks-1, g.limit>>20, *set)
 	}
 	look(g, heap, 200<<20)
-	if len(*set) != 3 || g.limit != 256<<20 {
-		t.Fatalf("after %d looks at a heap of 230 MiB and lower: limit %d MiB (set %v); want 256 (230 + 26)", quietLooks, g.limit>>20, *set)
+	if len(*set) != 3 || g.limit != 274<<20 {
+		t.Fatalf("after %d looks at a heap of 230 MiB and lower: limit %d MiB (set %v); want 274 (256 / 0.97 + 10)", quietLooks, g.limit>>20, *set)
 	}
 	if heap.collects != 0 || heap.releases != 0 {
 		t.Fatalf("the guard collected %d times and gave memory back %d times while the collector ran", heap.collects, heap.releases)
@@ -105,8 +117,8 @@ func TestLimitGuardHoldsTheLimitThroughSwingsOfTheHeap(t *testing.T) {
 			live = 170 << 20
 		}
 		look(g, heap, live)
-		if g.limit != 240<<20 {
-			t.Fatalf("look %d (live %d MiB): limit %d MiB (set %v); want 240 held", i, live>>20, g.limit>>20, *set)
+		if g.limit != 248<<20 {
+			t.Fatalf("look %d (live %d MiB): limit %d MiB (set %v); want 248 (240 / 0.97) held", i, live>>20, g.limit>>20, *set)
 		}
 	}
 	// The load goes on with a smaller heap: the budget's limit again, the
@@ -115,7 +127,7 @@ func TestLimitGuardHoldsTheLimitThroughSwingsOfTheHeap(t *testing.T) {
 		look(g, heap, 170<<20)
 	}
 	if g.limit != 208<<20 || len(*set) != 2 {
-		t.Fatalf("limit %d MiB (set %v); want 240 then 208", g.limit>>20, *set)
+		t.Fatalf("limit %d MiB (set %v); want 248 then 208", g.limit>>20, *set)
 	}
 	if heap.releases != 0 {
 		t.Errorf("memory given back %d times under load, want none", heap.releases)
@@ -130,8 +142,8 @@ func TestLimitGuardCollectsWhenQuietAndComesBackToTheBudget(t *testing.T) {
 	heap := &fakeHeap{}
 	g, set := newTestGuard(heap, &logs)
 	look(g, heap, 245<<20)
-	if g.limit != 271<<20 {
-		t.Fatalf("limit %d MiB, want 271", g.limit>>20)
+	if g.limit != 280<<20 {
+		t.Fatalf("limit %d MiB, want 280", g.limit>>20)
 	}
 	// The burst ends: Badger frees its buffers, nothing allocates, so no
 	// collection runs. The guard collects after quietLooks looks.
@@ -139,8 +151,8 @@ func TestLimitGuardCollectsWhenQuietAndComesBackToTheBudget(t *testing.T) {
 	for i := 1; i < quietLooks; i++ {
 		g.adjust()
 	}
-	if heap.collects != 0 || g.limit != 271<<20 {
-		t.Fatalf("after %d quiet looks: %d collections, limit %d MiB; want none yet, 271", quietLooks-1, heap.collects, g.limit>>20)
+	if heap.collects != 0 || g.limit != 280<<20 {
+		t.Fatalf("after %d quiet looks: %d collections, limit %d MiB; want none yet, 280", quietLooks-1, heap.collects, g.limit>>20)
 	}
 	g.adjust()
 	if heap.collects != 1 {
@@ -194,4 +206,51 @@ func TestLimitGuardTakesTheLimitOffWhenTheDaemonStops(t *testing.T) {
 	if len(*set) != 1 || (*set)[0] != math.MaxInt64 {
 		t.Errorf("limits set when the daemon stops: %v, want only math.MaxInt64 (none)", *set)
 	}
+}
+
+func TestLimitForHeapGoal(t *testing.T) {
+	for _, c := range []struct{ goal, overhead, want int64 }{
+		{97 << 20, 0, 100 << 20},
+		{97<<20 + 1, 0, 101 << 20},
+		{291 << 20, 9 << 20, 309 << 20},
+		{271 << 20, 10 << 20, 290 << 20},
+	} {
+		if got := limitForHeapGoal(c.goal, c.overhead); got != c.want {
+			t.Errorf("limitForHeapGoal(%d, %d) = %d, want %d", c.goal, c.overhead, got, c.want)
+		}
+	}
+}
+
+// TestLimitForHeapGoalMatchesTheRuntime sets the limit the guard would set
+// for a heap goal of the live heap plus 16 MiB, and reads the goal the
+// Go runtime then paces to.
+func TestLimitForHeapGoalMatchesTheRuntime(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	ballast := make([]byte, 64<<20)
+	for i := range ballast {
+		ballast[i] = byte(i)
+	}
+	// The free heap of earlier tests goes back to the system first: while
+	// more memory is mapped than the limit, the runtime takes the excess
+	// off the goal too, until its scavenger has given it back.
+	debug.FreeOSMemory()
+	var heap runtimeHeap
+	live := heap.live()
+	want := live + 16<<20
+	debug.SetMemoryLimit(limitForHeapGoal(want, heap.overhead()))
+	goal := int64(readRuntimeMetrics("/gc/heap/goal:bytes")[0])
+	// The limit is rounded up to a MiB, and the overhead moves a little
+	// between its reading and the runtime's.
+	if goal < want-1<<20 || goal > want+2<<20 {
+		t.Errorf("live heap %d KiB, heap goal wanted %d KiB: the runtime's goal under the guard's limit is %d KiB", live>>10, want>>10, goal>>10)
+	}
+	// The limit the guard set before, live heap plus headroom, left the
+	// runtime a goal below what was asked.
+	debug.SetMemoryLimit(want)
+	short := int64(readRuntimeMetrics("/gc/heap/goal:bytes")[0])
+	if short >= want-1<<20 {
+		t.Errorf("a limit of live heap + 16 MiB gave a goal of %d KiB, want one well below %d KiB", short>>10, want>>10)
+	}
+	t.Logf("live heap %d KiB, overhead %d KiB: goal %d KiB under the guard's limit, %d KiB under live + 16 MiB", live>>10, heap.overhead()>>10, goal>>10, short>>10)
+	runtime.KeepAlive(ballast)
 }
