@@ -400,6 +400,10 @@ func (c *comparison) fill() {
 		}
 	}
 	if c.ThriftdRSS != nil {
+		// The goal is the resident set after the run; its peak is
+		// held to the same bound, which is stricter.
+		rss := float64(c.ThriftdRSS.VmRSSKiB) / 1024
+		c.Goals = append(c.Goals, goalResult{Goal: "thriftd RSS after (VmRSS)", Kind: goalRSS, Want: rssGoalMiB, Got: rss, Met: rss <= rssGoalMiB})
 		hwm := float64(c.ThriftdRSS.VmHWMKiB) / 1024
 		c.Goals = append(c.Goals, goalResult{Goal: "thriftd peak RSS (VmHWM)", Kind: goalRSS, Want: rssGoalMiB, Got: hwm, Met: hwm <= rssGoalMiB})
 	}
