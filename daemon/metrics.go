@@ -234,6 +234,7 @@ type badgerCollector struct {
 	log                    *slog.Logger
 	lsm, vlog              *prometheus.Desc
 	levelBytes, levelTable *prometheus.Desc
+	groupWrites            *prometheus.Desc
 }
 
 func newBadgerCollector(engine *badgerstore.Engine, logger *slog.Logger) *badgerCollector {
@@ -248,6 +249,9 @@ func newBadgerCollector(engine *badgerstore.Engine, logger *slog.Logger) *badger
 			"Size of the tables of one level of the Badger store's LSM tree.", []string{"level"}, nil),
 		levelTable: prometheus.NewDesc("thriftd_badger_level_tables",
 			"Tables of one level of the Badger store's LSM tree.", []string{"level"}, nil),
+		groupWrites: prometheus.NewDesc("thriftd_badger_group_commit_writes_total",
+			"Writes queued behind a committing transaction, by outcome: shared (committed in one transaction with the others queued) or alone_after_failure (their group failed, so each applied alone).",
+			[]string{"outcome"}, nil),
 	}
 }
 
@@ -257,6 +261,7 @@ func (c *badgerCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.vlog
 	ch <- c.levelBytes
 	ch <- c.levelTable
+	ch <- c.groupWrites
 }
 
 // Collect implements prometheus.Collector. A store that cannot tell its
@@ -270,6 +275,8 @@ func (c *badgerCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(c.lsm, prometheus.GaugeValue, float64(st.LSMBytes))
 	ch <- prometheus.MustNewConstMetric(c.vlog, prometheus.GaugeValue, float64(st.VlogBytes))
+	ch <- prometheus.MustNewConstMetric(c.groupWrites, prometheus.CounterValue, float64(st.GroupedWrites), "shared")
+	ch <- prometheus.MustNewConstMetric(c.groupWrites, prometheus.CounterValue, float64(st.AloneAfterGroup), "alone_after_failure")
 	for _, l := range st.Levels {
 		level := strconv.Itoa(l.Level)
 		ch <- prometheus.MustNewConstMetric(c.levelBytes, prometheus.GaugeValue, float64(l.Bytes), level)

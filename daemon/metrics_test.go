@@ -319,6 +319,11 @@ func TestMetricsCountCalls(t *testing.T) {
 	if s.series("thriftd_badger_level_tables", "level", "0") == nil {
 		t.Error("no thriftd_badger_level_tables{level=\"0\"}")
 	}
+	for _, outcome := range []string{"shared", "alone_after_failure"} {
+		if s.series("thriftd_badger_group_commit_writes_total", "outcome", outcome) == nil {
+			t.Errorf("no thriftd_badger_group_commit_writes_total{outcome=%q}", outcome)
+		}
+	}
 	for _, name := range []string{"go_goroutines", "process_cpu_seconds_total", "thriftd_connections_refused_total"} {
 		if s[name] == nil {
 			t.Errorf("%s is not exported", name)

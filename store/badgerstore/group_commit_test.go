@@ -135,6 +135,9 @@ func TestGroupCommitSharesOneTransaction(t *testing.T) {
 	if n := f.e.groupedWrites.Load(); n != int64(len(batches)) {
 		t.Errorf("%d writers committed in a shared transaction, want %d", n, len(batches))
 	}
+	if st, err := f.e.Stats(); err != nil || st.GroupedWrites != int64(len(batches)) || st.AloneAfterGroup != 0 {
+		t.Errorf("Stats: %d grouped, %d alone after a failed group (%v); want %d and 0", st.GroupedWrites, st.AloneAfterGroup, err, len(batches))
+	}
 
 	cells := func(tb *store.Table, key string) string {
 		return enginetest.CellsString(f.slice(tb, key, store.SliceQuery{Count: all}).Cells)
@@ -195,6 +198,9 @@ func TestGroupCommitFailingMemberFailsAlone(t *testing.T) {
 	}
 	if n := f.e.aloneAfterGroup.Load(); n != int64(len(batches)) {
 		t.Errorf("%d writers applied alone after their group failed, want %d", n, len(batches))
+	}
+	if st, err := f.e.Stats(); err != nil || st.AloneAfterGroup != int64(len(batches)) {
+		t.Errorf("Stats: %d alone after a failed group (%v), want %d", st.AloneAfterGroup, err, len(batches))
 	}
 	for _, key := range goodKeys {
 		if got := enginetest.CellsString(f.slice(std(), key, store.SliceQuery{Count: all}).Cells); got != "c="+key+"@100" {

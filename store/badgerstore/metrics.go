@@ -26,6 +26,11 @@ type Stats struct {
 	VlogBytes int64
 	// Levels are the LSM tree's levels, from L0.
 	Levels []LevelStats
+	// GroupedWrites counts the writers whose rows committed in a
+	// transaction shared with others since the store opened;
+	// AloneAfterGroup those that applied their rows alone after their
+	// group failed (group_commit.go).
+	GroupedWrites, AloneAfterGroup int64
 }
 
 // LevelStats is one level of the LSM tree.
@@ -43,7 +48,7 @@ func (e *Engine) Stats() (Stats, error) {
 	if e.db.IsClosed() {
 		return Stats{}, badger.ErrDBClosed
 	}
-	var st Stats
+	st := Stats{GroupedWrites: e.groupedWrites.Load(), AloneAfterGroup: e.aloneAfterGroup.Load()}
 	for _, l := range e.db.Levels() {
 		st.Levels = append(st.Levels, LevelStats{Level: l.Level, Tables: l.NumTables, Bytes: l.Size})
 		st.LSMBytes += l.Size
