@@ -133,17 +133,16 @@ func (e *Engine) applyOnce(rows []store.RowMutation) error {
 // collector empties a sync.Pool, and under a write load it runs every few
 // milliseconds, so every transaction grew a new slab (a tenth of the
 // bytes allocated under super column batches). freeWriters bounds the
-// list, keptSlab the slab a kept writer holds.
-const (
-	freeWriters = 64
-	keptSlab    = 64 << 10
-)
+// list; Engine.keepSlab bounds the slabs its writers keep.
+const freeWriters = 64
 
 // newWriter returns a writer for txn, with a reused slab.
 func (e *Engine) newWriter(txn *badger.Txn) *writer {
 	var w *writer
 	select {
 	case w = <-e.writers:
+		e.unkeepSlab(w.slabKept)
+		w.slabKept = 0
 	default:
 		w = &writer{e: e}
 	}
@@ -166,14 +165,12 @@ func (e *Engine) releaseWriter(w *writer) {
 	clear(w.packs)
 	w.packs = w.packs[:0]
 	w.packCells.reset()
-	w.slab.reset()
-	if cap(w.slab.chunk) > keptSlab {
-		w.slab.chunk = nil
-	}
+	w.slabKept = e.keepSlab(&w.slab)
 	w.old = record{}
 	select {
 	case e.writers <- w:
 	default:
+		e.unkeepSlab(w.slabKept)
 	}
 }
 
@@ -184,8 +181,11 @@ type writer struct {
 	now     uint32 // engine clock, Unix seconds
 	realNow int64  // wall clock, for Badger's own expiry
 	slab    slab
-	rp      []byte // row prefix of the row being written
-	stripe  uint16 // its row lock stripe, held
+	// slabKept is what Engine.keepSlab counted for the slab while the
+	// writer is in the free list.
+	slabKept int64
+	rp       []byte // row prefix of the row being written
+	stripe   uint16 // its row lock stripe, held
 	// above: the row's cells whose timestamps are above it win without a
 	// read, if each name is written once in the row mutation (unique);
 	// both are set when the row mutation starts (timestamps.go).
@@ -581,45 +581,4 @@ func superHeaderKey(s *slab, rp []byte, t *store.Table, super []byte) []byte {
 	k = append(k, kindCells)
 	k = t.Comparator.AppendKey(k, super)
 	return append(k, superHeader)
-}
-
-// slab hands out byte slices for keys and values that Badger keeps until
-// the transaction commits, from a few chunks instead of one allocation
-// each. Badger copies keys and values into its memtable and log before
-// Commit returns, so a slab is reused by later transactions (see
-// Engine.slabs).
-type slab struct {
-	chunk []byte
-}
-
-const (
-	slabFirstChunk = 4 << 10
-	slabMaxChunk   = 1 << 20
-)
-
-// reset makes the slab's memory available again; slices handed out
-// before must no longer be in use.
-func (s *slab) reset() { s.chunk = s.chunk[:0] }
-
-// scratch returns an empty slice with room for n bytes; what is appended
-// to it must be claimed by using it as the next key or value (the slab
-// advances past it on the next call).
-func (s *slab) scratch(n int) []byte {
-	if cap(s.chunk)-len(s.chunk) < n {
-		size := min(max(2*cap(s.chunk), slabFirstChunk), slabMaxChunk)
-		s.chunk = make([]byte, 0, max(size, n))
-	}
-	b := s.chunk[len(s.chunk):len(s.chunk)]
-	s.chunk = s.chunk[:len(s.chunk)+n]
-	return b[:0:n]
-}
-
-// copy returns a copy of b that lives as long as the transaction.
-func (s *slab) copy(b []byte) []byte {
-	return append(s.scratch(len(b)), b...)
-}
-
-// copyCap copies b with room for extra bytes appended after it.
-func (s *slab) copyCap(b []byte, extra int) []byte {
-	return append(s.scratch(len(b)+extra), b...)
 }

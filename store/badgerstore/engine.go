@@ -69,8 +69,11 @@ type Engine struct {
 	catalog atomic.Pointer[store.Catalog]
 	// writers pools the write-path scratch state (writer and its slab)
 	// across transactions.
-	writers  chan *writer
-	schemaMu sync.Mutex // serialises schema changes
+	writers chan *writer
+	// slabsKept is what the writers in the free list keep of their slabs
+	// beyond a small chunk each (slab.go).
+	slabsKept atomic.Int64
+	schemaMu  sync.Mutex // serialises schema changes
 	// unpackedSupers: new Super families are not packed (pack.go).
 	unpackedSupers bool
 	// rowLocks serialises the writers of each row (see rowlock.go).

@@ -119,14 +119,25 @@ func (w *writer) openPack(key []byte) (*openPack, error) {
 			return &w.packs[i], nil
 		}
 	}
-	val, found, err := w.getValue(key)
-	if err != nil {
-		return nil, fmt.Errorf("read super column: %w", err)
+	// The pack's cells alias the value, which must outlive later reads: a
+	// prefetched value is in the slab already, one read now is copied.
+	var val []byte
+	var found bool
+	if pre := w.pre.take(key); pre != nil {
+		val, found = pre.val, pre.found
+	} else {
+		read, ok, err := w.getValue(key)
+		if err != nil {
+			return nil, fmt.Errorf("read super column: %w", err)
+		}
+		if found = ok; found {
+			val = w.slab.copy(read)
+		}
 	}
 	p := openPack{key: key, size: 2 + 3, cells: w.packCells.take()}
 	if found {
-		// The value outlives later reads: the pack's cells alias it.
-		if p.cells, p.dissolved, err = decodePack(w.slab.copy(val), p.cells); err != nil {
+		var err error
+		if p.cells, p.dissolved, err = decodePack(val, p.cells); err != nil {
 			return nil, fmt.Errorf("read super column: key %x: %w", key, err)
 		}
 		for _, c := range p.cells {
