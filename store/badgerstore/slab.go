@@ -7,12 +7,12 @@ package badgerstore
 // committed or been discarded its slab is reset and its chunks serve the
 // writer's later transactions.
 //
-// A slab keeps every chunk it filled, not only the last: a group commit
-// of super column batches hands out a megabyte or more (each batch reads
-// and rewrites ten packs), and a slab that kept only its last chunk, up
-// to 64 KiB, allocated all of it again for every group, a third of the
-// bytes thriftd allocated under super batches. What idle writers keep is
-// bounded (Engine.keepSlab).
+// A slab keeps every chunk its last transaction filled, not only the
+// last one: a group commit of super column batches hands out a megabyte
+// or more (each batch reads and rewrites ten packs), and a slab that kept
+// only its last chunk, up to 64 KiB, allocated all of it again for every
+// group, a third of the bytes thriftd allocated under super batches. What
+// idle writers keep is bounded (Engine.keepSlab).
 type slab struct {
 	chunk []byte   // the chunk slices are handed out from
 	full  [][]byte // the chunks filled since the last reset
@@ -66,9 +66,14 @@ func (s *slab) copyCap(b []byte, extra int) []byte {
 	return append(s.scratch(len(b)+extra), b...)
 }
 
-// reset makes all of the slab's memory available again; slices handed
-// out before must no longer be in use.
+// reset makes the chunks the last transaction filled available again,
+// and drops the spare chunks it did not need, so that a slab holds what
+// its writer's last transaction used (a group of single-column writes
+// needs one small chunk); slices handed out before must no longer be in
+// use.
 func (s *slab) reset() {
+	clear(s.spare)
+	s.spare = s.spare[:0]
 	for i, c := range s.full {
 		s.spare = append(s.spare, c[:0])
 		s.full[i] = nil
