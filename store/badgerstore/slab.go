@@ -37,20 +37,24 @@ func (s *slab) scratch(n int) []byte {
 }
 
 // nextChunk retires the current chunk and moves on to one with room for
-// n bytes: a spare one if one is large enough, else a new one, twice the
-// size of the last.
+// n bytes: the largest spare one, if it is large enough, else a new one,
+// twice the size of the last.
 func (s *slab) nextChunk(n int) {
 	if cap(s.chunk) > 0 {
 		s.full = append(s.full, s.chunk)
 	}
-	for i := len(s.spare) - 1; i >= 0; i-- {
-		if cap(s.spare[i]) >= n {
-			s.chunk = s.spare[i]
-			last := len(s.spare) - 1
-			s.spare[i], s.spare[last] = s.spare[last], nil
-			s.spare = s.spare[:last]
-			return
+	big := -1
+	for i, c := range s.spare {
+		if big < 0 || cap(c) > cap(s.spare[big]) {
+			big = i
 		}
+	}
+	if big >= 0 && cap(s.spare[big]) >= n {
+		s.chunk = s.spare[big]
+		last := len(s.spare) - 1
+		s.spare[big], s.spare[last] = s.spare[last], nil
+		s.spare = s.spare[:last]
+		return
 	}
 	size := min(max(2*cap(s.chunk), slabFirstChunk), slabMaxChunk)
 	s.chunk = make([]byte, 0, max(size, n))
@@ -67,10 +71,12 @@ func (s *slab) copyCap(b []byte, extra int) []byte {
 }
 
 // reset makes the chunks the last transaction filled available again,
-// and drops the spare chunks it did not need, so that a slab holds what
-// its writer's last transaction used (a group of single-column writes
-// needs one small chunk); slices handed out before must no longer be in
-// use.
+// and drops the spare chunks it did not touch, so that a slab holds what
+// its writer's last transaction used: after a group of single-column
+// writes, the one chunk they were written into (the largest spare, at
+// most slabMaxChunk, is taken first, so that groups of varying sizes
+// reuse it rather than drop and make it again). Slices
+// handed out before must no longer be in use.
 func (s *slab) reset() {
 	clear(s.spare)
 	s.spare = s.spare[:0]
