@@ -43,17 +43,8 @@ func (s *slab) nextChunk(n int) {
 	if cap(s.chunk) > 0 {
 		s.full = append(s.full, s.chunk)
 	}
-	big := -1
-	for i, c := range s.spare {
-		if big < 0 || cap(c) > cap(s.spare[big]) {
-			big = i
-		}
-	}
-	if big >= 0 && cap(s.spare[big]) >= n {
-		s.chunk = s.spare[big]
-		last := len(s.spare) - 1
-		s.spare[big], s.spare[last] = s.spare[last], nil
-		s.spare = s.spare[:last]
+	if big := s.largestSpare(); big >= 0 && cap(s.spare[big]) >= n {
+		s.chunk = s.takeSpare(big)
 		return
 	}
 	size := min(max(2*cap(s.chunk), slabFirstChunk), slabMaxChunk)
@@ -108,17 +99,28 @@ func (s *slab) size() int {
 func (s *slab) trim(limit int) {
 	n := s.size()
 	for n > limit && len(s.spare) > 0 {
-		big := 0
-		for i, c := range s.spare {
-			if cap(c) > cap(s.spare[big]) {
-				big = i
-			}
-		}
-		n -= cap(s.spare[big])
-		last := len(s.spare) - 1
-		s.spare[big], s.spare[last] = s.spare[last], nil
-		s.spare = s.spare[:last]
+		n -= cap(s.takeSpare(s.largestSpare()))
 	}
+}
+
+// largestSpare is the index of the largest spare chunk, -1 if none.
+func (s *slab) largestSpare() int {
+	big := -1
+	for i, c := range s.spare {
+		if big < 0 || cap(c) > cap(s.spare[big]) {
+			big = i
+		}
+	}
+	return big
+}
+
+// takeSpare removes spare chunk i from the list and returns it.
+func (s *slab) takeSpare(i int) []byte {
+	c := s.spare[i]
+	last := len(s.spare) - 1
+	s.spare[i], s.spare[last] = s.spare[last], nil
+	s.spare = s.spare[:last]
+	return c
 }
 
 // What idle writers keep of their slabs: up to slabKeptSmall each in any
