@@ -235,6 +235,8 @@ type badgerCollector struct {
 	lsm, vlog              *prometheus.Desc
 	levelBytes, levelTable *prometheus.Desc
 	groupWrites            *prometheus.Desc
+	counterCache           *prometheus.Desc
+	counterCacheBytes      *prometheus.Desc
 }
 
 func newBadgerCollector(engine *badgerstore.Engine, logger *slog.Logger) *badgerCollector {
@@ -252,6 +254,11 @@ func newBadgerCollector(engine *badgerstore.Engine, logger *slog.Logger) *badger
 		groupWrites: prometheus.NewDesc("thriftd_badger_group_commit_writes_total",
 			"Writes queued behind a committing transaction, by outcome: shared (committed in one transaction with the others queued) or alone_after_failure (their group failed, so each applied alone).",
 			[]string{"outcome"}, nil),
+		counterCache: prometheus.NewDesc("thriftd_badger_counter_cache_requests_total",
+			"Counter adds by whether the counter cache knew their counter's value (hit) or the store was read (miss).",
+			[]string{"result"}, nil),
+		counterCacheBytes: prometheus.NewDesc("thriftd_badger_counter_cache_bytes",
+			"Estimated memory of the counter cache's entries.", nil, nil),
 	}
 }
 
@@ -262,6 +269,8 @@ func (c *badgerCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.levelBytes
 	ch <- c.levelTable
 	ch <- c.groupWrites
+	ch <- c.counterCache
+	ch <- c.counterCacheBytes
 }
 
 // Collect implements prometheus.Collector. A store that cannot tell its
@@ -277,6 +286,9 @@ func (c *badgerCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.vlog, prometheus.GaugeValue, float64(st.VlogBytes))
 	ch <- prometheus.MustNewConstMetric(c.groupWrites, prometheus.CounterValue, float64(st.GroupedWrites), "shared")
 	ch <- prometheus.MustNewConstMetric(c.groupWrites, prometheus.CounterValue, float64(st.AloneAfterGroup), "alone_after_failure")
+	ch <- prometheus.MustNewConstMetric(c.counterCache, prometheus.CounterValue, float64(st.CounterCacheHits), "hit")
+	ch <- prometheus.MustNewConstMetric(c.counterCache, prometheus.CounterValue, float64(st.CounterCacheMisses), "miss")
+	ch <- prometheus.MustNewConstMetric(c.counterCacheBytes, prometheus.GaugeValue, float64(st.CounterCacheBytes))
 	for _, l := range st.Levels {
 		level := strconv.Itoa(l.Level)
 		ch <- prometheus.MustNewConstMetric(c.levelBytes, prometheus.GaugeValue, float64(l.Bytes), level)

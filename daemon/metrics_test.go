@@ -324,6 +324,14 @@ func TestMetricsCountCalls(t *testing.T) {
 			t.Errorf("no thriftd_badger_group_commit_writes_total{outcome=%q}", outcome)
 		}
 	}
+	for _, result := range []string{"hit", "miss"} {
+		if s.series("thriftd_badger_counter_cache_requests_total", "result", result) == nil {
+			t.Errorf("no thriftd_badger_counter_cache_requests_total{result=%q}", result)
+		}
+	}
+	if s["thriftd_badger_counter_cache_bytes"] == nil {
+		t.Error("thriftd_badger_counter_cache_bytes is not exported")
+	}
 	for _, name := range []string{"go_goroutines", "process_cpu_seconds_total", "thriftd_connections_refused_total"} {
 		if s[name] == nil {
 			t.Errorf("%s is not exported", name)

@@ -126,7 +126,11 @@ func (e *Engine) applyOnce(rows []store.RowMutation) error {
 			return err
 		}
 	}
-	return txn.Commit()
+	if err := txn.Commit(); err != nil {
+		return err
+	}
+	w.publishCounters()
+	return nil
 }
 
 // Writers are kept for reuse in a free list, not a sync.Pool: the
@@ -162,6 +166,8 @@ func (e *Engine) releaseWriter(w *writer) {
 	w.rowsWritten = w.rowsWritten[:0]
 	w.pre.reset()
 	w.pending = 0
+	clear(w.counters)
+	w.counters = w.counters[:0]
 	clear(w.packs)
 	w.packs = w.packs[:0]
 	w.packCells.reset()
@@ -209,6 +215,9 @@ type writer struct {
 	// (pack.go), written back when it ends.
 	packs     []openPack
 	packCells packCellArena
+	// counters are the counter records written, for the counter cache
+	// (counter_cache.go).
+	counters []counterWrite
 }
 
 func (w *writer) row(m *store.RowMutation) error {
@@ -387,6 +396,9 @@ func (w *writer) putCell(rp []byte, t *store.Table, super, name []byte, rec *rec
 		if err := w.updateIndex(rp, t, name, old, rec, entry.ExpiresAt); err != nil {
 			return err
 		}
+	}
+	if t.Counter {
+		w.counterWritten(key, rec, 0, found)
 	}
 	return w.txn.SetEntry(entry)
 }

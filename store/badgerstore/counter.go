@@ -62,7 +62,7 @@ func (w *writer) addCounter(rp []byte, t *store.Table, op *store.Op) error {
 		rec.rawSuper = t.Comparator.Normalize(op.Super)
 	}
 	value := op.Delta
-	found, err := w.get(key)
+	found, err := w.readCounter(key)
 	if err != nil {
 		return fmt.Errorf("read counter: %w", err)
 	}
@@ -85,7 +85,64 @@ func (w *writer) addCounter(rp []byte, t *store.Table, op *store.Op) error {
 		}
 	}
 	rec.value = binary.BigEndian.AppendUint64(w.slab.scratch(8), uint64(value))
+	w.counterWritten(key, &rec, value, found)
 	return w.txn.Set(key, appendRecord(w.slab.scratch(recordSize(&rec)), &rec))
+}
+
+// counterWrite is a write of a counter cell's key, for the counter cache
+// once the writer's transaction commits: a plain counter record (known),
+// or anything else (a deletion, a counter with raw names). admit: the
+// write replaced a record, so the counter gets an entry if it has none.
+type counterWrite struct {
+	key              []byte // in the writer's slab
+	value, timestamp int64
+	known, admit     bool
+}
+
+// counterWritten invalidates the cache's entry of a counter cell's key
+// being written, and notes the write for publishCounters; rec is the
+// record written, value its counter value if it is a counter, replaced
+// whether the key held a record before.
+func (w *writer) counterWritten(key []byte, rec *record, value int64, replaced bool) {
+	w.e.counters.invalidate(key)
+	cw := counterWrite{key: key}
+	if rec.flags == flagCounter {
+		cw.value, cw.timestamp, cw.known, cw.admit = value, rec.timestamp, true, replaced
+	}
+	w.counters = append(w.counters, cw)
+}
+
+// readCounter reads the counter cell under key into w.old, as get does,
+// from the counter cache when it knows the counter. A prefetched record
+// comes first: it is consumed by the first read of its key in any case
+// (prefetch.go).
+func (w *writer) readCounter(key []byte) (bool, error) {
+	if p := w.pre.take(key); p != nil {
+		if !p.found {
+			return false, nil
+		}
+		return true, decodeRecord(p.val, &w.old)
+	}
+	if value, ts, ok := w.e.counters.get(key); ok {
+		w.oldBuf = binary.BigEndian.AppendUint64(w.oldBuf[:0], uint64(value))
+		w.old = record{flags: flagCounter, timestamp: ts, value: w.oldBuf}
+		return true, nil
+	}
+	return w.get(key)
+}
+
+// publishCounters tells the counter cache the counters the writer's
+// transaction committed, replaying its writes of counter cells in order so
+// that the last write of a key decides; the writer still holds their
+// rows' locks.
+func (w *writer) publishCounters() {
+	for _, c := range w.counters {
+		if c.known {
+			w.e.counters.put(c.key, c.value, c.timestamp, c.admit)
+		} else {
+			w.e.counters.invalidate(c.key)
+		}
+	}
 }
 
 // counterLive reports whether a stored counter cell survives the row's,

@@ -92,6 +92,8 @@ type Engine struct {
 	tsBoundMu        sync.Mutex
 	// unreadWrites counts the cell writes that skipped their read.
 	unreadWrites atomic.Int64
+	// counters caches the counters updated last (counter_cache.go).
+	counters *counterCache
 	// headers are the rows that may have a header (headers.go).
 	headers headerFilter
 
@@ -148,6 +150,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		log:      opts.Logger,
 		now:      opts.Now,
 		rowLocks: newRowLocks(),
+		counters: newCounterCache(memory.CounterCache),
 		writers:  make(chan *writer, freeWriters),
 		stop:     make(chan struct{}),
 		dropKick: make(chan struct{}, 1),

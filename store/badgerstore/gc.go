@@ -157,6 +157,9 @@ func (e *Engine) collectRow(ctx context.Context, t *store.Table, rp []byte, stat
 	// column tombstones are dropped only at the end, after what they
 	// shadow.
 	w := &gcWalk{r: &reader{t: t, now: now, rp: rp}, rowDel: rowDel, ranges: ranges, old: old, superDel: noDeletion}
+	if t.Counter {
+		w.counters = e.counters
+	}
 	start := append(append([]byte{}, rp...), kindCells)
 	end := prefixEnd(start)
 	for start != nil {
@@ -285,6 +288,9 @@ type gcWalk struct {
 	// column stays.
 	marker       []byte
 	markerNeeded bool
+	// counters is the engine's counter cache, in a counter family: a
+	// purged counter must not be read from it again.
+	counters *counterCache
 }
 
 // batch deletes, inside txn, up to gcBatch cells from start on that old
@@ -357,7 +363,9 @@ func (w *gcWalk) batch(txn *badger.Txn, start, end []byte) ([]byte, error) {
 			w.markerNeeded = true
 			continue
 		}
-		if err := txn.Delete(it.Item().KeyCopy(nil)); err != nil {
+		key := it.Item().KeyCopy(nil)
+		w.counters.invalidate(key)
+		if err := txn.Delete(key); err != nil {
 			return nil, err
 		}
 		n++

@@ -170,7 +170,11 @@ func (e *Engine) applyJobs(jobs []*commitJob) error {
 			}
 		}
 	}
-	return txn.Commit()
+	if err := txn.Commit(); err != nil {
+		return err
+	}
+	w.publishCounters()
+	return nil
 }
 
 // rowsCost is the number of operations of rows and an estimate of their

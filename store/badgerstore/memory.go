@@ -44,6 +44,9 @@ type MemorySizing struct {
 	NumMemtables int
 	// BlockCache is the size of the cache of table blocks.
 	BlockCache int64
+	// CounterCache bounds the cache of the counters updated last, which
+	// spares an add its read (counter_cache.go).
+	CounterCache int64
 	// Compactors is the number of concurrent compactions.
 	Compactors int
 	// LevelZeroTables is how many tables (flushed memtables) level 0
@@ -71,8 +74,9 @@ type MemorySizing struct {
 // SizeMemory shares a budget (bytes; 0: DefaultMemoryBudget) among
 // Badger's structures: an eighth for each memtable (8 MiB to 256 MiB), at
 // most one full memtable waiting for its flush, an eighth for the block
-// cache, two compactors, a quarter for the resident pages of mapped
-// files; level 0 compacted at 10 tables.
+// cache, a thirty-second for the counter cache (64 MiB at most), two
+// compactors, a quarter
+// for the resident pages of mapped files; level 0 compacted at 10 tables.
 func SizeMemory(budget int64) MemorySizing {
 	if budget <= 0 {
 		budget = DefaultMemoryBudget
@@ -83,6 +87,7 @@ func SizeMemory(budget int64) MemorySizing {
 		MemTable:     min(max(budget/8, 8<<20), 256<<20),
 		NumMemtables: 1,
 		BlockCache:   budget / 8,
+		CounterCache: min(budget/32, 64<<20),
 		Compactors:   2,
 		// A bloom filter per table keeps a point read over level 0 cheap.
 		LevelZeroTables: 10,

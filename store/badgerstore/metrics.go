@@ -31,6 +31,11 @@ type Stats struct {
 	// AloneAfterGroup those that applied their rows alone after their
 	// group failed (group_commit.go).
 	GroupedWrites, AloneAfterGroup int64
+	// CounterCacheHits and CounterCacheMisses count the counter adds
+	// whose counter the counter cache knew, and those it did not;
+	// CounterCacheBytes is the estimated memory of its entries
+	// (counter_cache.go).
+	CounterCacheHits, CounterCacheMisses, CounterCacheBytes int64
 }
 
 // LevelStats is one level of the LSM tree.
@@ -48,7 +53,9 @@ func (e *Engine) Stats() (Stats, error) {
 	if e.db.IsClosed() {
 		return Stats{}, badger.ErrDBClosed
 	}
-	st := Stats{GroupedWrites: e.groupedWrites.Load(), AloneAfterGroup: e.aloneAfterGroup.Load()}
+	cc := e.counters.stats()
+	st := Stats{GroupedWrites: e.groupedWrites.Load(), AloneAfterGroup: e.aloneAfterGroup.Load(),
+		CounterCacheHits: cc.hits, CounterCacheMisses: cc.misses, CounterCacheBytes: cc.bytes}
 	for _, l := range e.db.Levels() {
 		st.Levels = append(st.Levels, LevelStats{Level: l.Level, Tables: l.NumTables, Bytes: l.Size})
 		st.LSMBytes += l.Size

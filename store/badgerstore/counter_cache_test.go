@@ -1,0 +1,278 @@
+package badgerstore
+
+import (
+	"context"
+	"fmt"
+	"hash/maphash"
+	"math/rand"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/thriftbridge/thriftbridge/store"
+	"github.com/thriftbridge/thriftbridge/store/enginetest"
+)
+
+// counterRow renders a row of a counter family: names, values and
+// timestamps, super columns included.
+func counterRow(t *testing.T, e *Engine, tb *store.Table, key string) string {
+	t.Helper()
+	res := enginetest.Slice(t, e, tb, key, store.SliceQuery{Count: all})
+	var b strings.Builder
+	cells := func(cs []store.Cell) {
+		for _, c := range cs {
+			fmt.Fprintf(&b, " %s=%d@%d", c.Name, c.CounterValue, c.Timestamp)
+		}
+	}
+	cells(res.Cells)
+	for _, s := range res.Supers {
+		fmt.Fprintf(&b, " %s{", s.Name)
+		cells(s.Cells)
+		b.WriteString(" }")
+	}
+	return b.String()
+}
+
+func add(name string, d int64) store.Op {
+	return store.Op{Kind: store.OpCounterAdd, Name: []byte(name), Delta: d}
+}
+
+// TestCounterCacheAnswersRepeatedAdds: adds to a counter updated before
+// read nothing from Badger, and lose nothing.
+func TestCounterCacheAnswersRepeatedAdds(t *testing.T) {
+	f := newFixture(t)
+	tb := f.table(store.TableDef{Name: "c", Comparator: "UTF8Type", DefaultValidator: "CounterColumnType"})
+	for i := 0; i < 100; i++ {
+		f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{add("n", 2)}})
+	}
+	if got := counterRow(t, f.e, tb, "k"); !strings.HasPrefix(got, " n=200@") {
+		t.Fatalf("counter: %s", got)
+	}
+	st := f.e.counters.stats()
+	// The first add creates the counter, the second reads it from Badger
+	// and caches it.
+	if st.hits != 98 || st.misses != 2 || st.entries != 1 {
+		t.Fatalf("counter cache: %+v (want 98 hits, 2 misses, 1 entry)", st)
+	}
+}
+
+// TestCounterCacheSameCounterTwiceInATransaction: a second add to a
+// counter in one transaction adds to the first, whether the row's cells
+// were prefetched or not.
+func TestCounterCacheSameCounterTwiceInATransaction(t *testing.T) {
+	f := newFixture(t)
+	tb := f.table(store.TableDef{Name: "c", Comparator: "UTF8Type", DefaultValidator: "CounterColumnType"})
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{add("n", 10)}})
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{add("n", 1)}}) // n is cached now
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{add("n", 2), add("n", 3)}})
+	if got := counterRow(t, f.e, tb, "k"); !strings.HasPrefix(got, " n=16@") {
+		t.Fatalf("two adds, no prefetch: %s", got)
+	}
+	// Enough cells for a prefetch of the row (prefetchMinCells).
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{add("a", 1), add("n", 2), add("b", 1), add("n", 3), add("c", 1)}})
+	if got := counterRow(t, f.e, tb, "k"); !strings.Contains(got, " n=21@") {
+		t.Fatalf("two adds in a prefetched row: %s", got)
+	}
+	if st := f.e.counters.stats(); st.hits == 0 {
+		t.Fatalf("the cache answered nothing: %+v", st)
+	}
+}
+
+// TestCounterCacheFailedTransactionPublishesNothing: an add whose
+// transaction fails leaves no trace, in the cache either.
+func TestCounterCacheFailedTransactionPublishesNothing(t *testing.T) {
+	f := newFixture(t)
+	tb := f.table(store.TableDef{Name: "c", Comparator: "UTF8Type", DefaultValidator: "CounterColumnType"})
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{add("n", 5)}})
+	bad := store.Op{Kind: store.OpKind(250), Name: []byte("x")}
+	err := f.e.Apply(context.Background(), &store.Batch{Atomic: true, Rows: []store.RowMutation{
+		{Table: tb, Key: []byte("k"), Ops: []store.Op{add("n", 7), bad}},
+	}})
+	if err == nil {
+		t.Fatal("a batch with an unknown operation was applied")
+	}
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{add("n", 1)}})
+	if got := counterRow(t, f.e, tb, "k"); !strings.HasPrefix(got, " n=6@") {
+		t.Fatalf("after a failed add: %s (want 6)", got)
+	}
+}
+
+// TestCounterCacheForgetsCollectedCounters: a counter purged with its
+// row's deletion does not come back from the cache once the deletion
+// itself is collected.
+func TestCounterCacheForgetsCollectedCounters(t *testing.T) {
+	f := newFixture(t)
+	grace := int32(60)
+	tb := f.table(store.TableDef{Name: "c", Comparator: "UTF8Type", DefaultValidator: "CounterColumnType", GCGraceSeconds: &grace})
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{add("n", 5)}})
+	f.clock.Advance(time.Millisecond)
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{{Kind: store.OpDeleteRow, Timestamp: f.clock.Now().UnixMicro()}}})
+	f.clock.Advance(2 * time.Minute)
+	stats, err := f.e.CollectGarbage(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Cells != 1 || stats.Tombstones != 1 {
+		t.Fatalf("collected %+v, want the counter and the row deletion", stats)
+	}
+	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{add("n", 1)}})
+	if got := counterRow(t, f.e, tb, "k"); !strings.HasPrefix(got, " n=1@") {
+		t.Fatalf("after the collection: %s (want 1: the deleted 5 is gone)", got)
+	}
+}
+
+// TestCounterCacheChangesNoResult runs the same random adds, deletions,
+// failed batches and collections on two stores on one clock, one without
+// a counter cache, and compares every row after each step.
+func TestCounterCacheChangesNoResult(t *testing.T) {
+	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	var engines [2]*Engine
+	var tables [2][2]*store.Table
+	grace := int32(5)
+	for i := range engines {
+		e := openLayout(t, t.TempDir(), false, clock)
+		t.Cleanup(func() { e.Close() })
+		engines[i] = e
+		tables[i][0] = enginetest.CreateTable(t, e, store.TableDef{Name: "c", Comparator: "UTF8Type",
+			DefaultValidator: "CounterColumnType", GCGraceSeconds: &grace})
+		tables[i][1] = enginetest.CreateTable(t, e, store.TableDef{Name: "sc", Super: true, Comparator: "UTF8Type",
+			SubComparator: "UTF8Type", DefaultValidator: "CounterColumnType", GCGraceSeconds: &grace})
+	}
+	engines[1].counters = nil
+	rng := rand.New(rand.NewSource(7))
+	names := []string{"a", "b", "c", "d"}
+	supers := []string{"s1", "s2"}
+	rows := []string{"r0", "r1", "r2"}
+	ts := func() int64 { return clock.Now().UnixMicro() - int64(rng.Intn(3)) }
+	collected := 0
+	for step := 0; step < 600; step++ {
+		fam := rng.Intn(2)
+		var ops []store.Op
+		for n := 1 + rng.Intn(6); n > 0; n-- {
+			op := store.Op{Name: []byte(names[rng.Intn(len(names))])}
+			if fam == 1 {
+				op.Super = []byte(supers[rng.Intn(len(supers))])
+			}
+			switch r := rng.Intn(100); {
+			case r < 75:
+				op.Kind, op.Delta = store.OpCounterAdd, int64(rng.Intn(9)-3)
+			case r < 85:
+				op.Kind, op.Timestamp = store.OpDeleteCell, ts()
+			case r < 90 && fam == 1:
+				op.Kind, op.Name, op.Timestamp = store.OpDeleteSuper, nil, ts()
+			case r < 93:
+				op.Kind, op.Super, op.Name, op.Timestamp = store.OpDeleteRow, nil, nil, ts()
+			default:
+				op.Kind, op.Timestamp = store.OpDeleteRange, ts()
+				op.Start, op.Finish = []byte("b"), []byte("c")
+				if fam == 1 {
+					op.Start, op.Finish = []byte("s1"), []byte("s1")
+				}
+				op.Super, op.Name = nil, nil
+			}
+			ops = append(ops, op)
+		}
+		failed := rng.Intn(15) == 0
+		if failed {
+			ops = append(ops, store.Op{Kind: store.OpKind(250)})
+		}
+		key := rows[rng.Intn(len(rows))]
+		for i, e := range engines {
+			err := e.Apply(context.Background(), &store.Batch{Atomic: true, Rows: []store.RowMutation{{Table: tables[i][fam], Key: []byte(key), Ops: ops}}})
+			if (err != nil) != failed {
+				t.Fatalf("step %d, engine %d: %v", step, i, err)
+			}
+		}
+		clock.Advance(time.Duration(rng.Intn(2000)) * time.Microsecond)
+		if rng.Intn(40) == 0 {
+			clock.Advance(time.Duration(grace+1) * time.Second)
+			for i, e := range engines {
+				stats, err := e.CollectGarbage(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i == 0 {
+					collected += stats.Cells
+				}
+			}
+		}
+		for f := range tables[0] {
+			for _, row := range rows {
+				got, want := counterRow(t, engines[0], tables[0][f], row), counterRow(t, engines[1], tables[1][f], row)
+				if got != want {
+					t.Fatalf("step %d, family %d, row %s:\nwith the cache    %s\nwithout the cache %s", step, f, row, got, want)
+				}
+			}
+		}
+	}
+	st := engines[0].counters.stats()
+	if st.hits == 0 || collected == 0 {
+		t.Fatalf("the test missed a path: cache %+v, cells collected %d", st, collected)
+	}
+	t.Logf("counter cache: %+v; cells collected: %d", st, collected)
+}
+
+// TestCounterCacheStaysWithinItsBound: a cache full of counters evicts
+// to stay under its size, and answers for the counters it keeps.
+func TestCounterCacheStaysWithinItsBound(t *testing.T) {
+	const size = 64 << 10
+	c := newCounterCache(size)
+	for i := 0; i < 10000; i++ {
+		c.put(fmt.Appendf(nil, "counter-%06d", i), int64(i), int64(i)*10, true)
+	}
+	st := c.stats()
+	if st.bytes > size || st.entries == 0 {
+		t.Fatalf("cache of %d bytes holds %+v", size, st)
+	}
+	found := 0
+	for i := 0; i < 10000; i++ {
+		v, ts, ok := c.get(fmt.Appendf(nil, "counter-%06d", i))
+		if ok {
+			found++
+			if v != int64(i) || ts != int64(i)*10 {
+				t.Fatalf("counter %d: %d@%d", i, v, ts)
+			}
+		}
+	}
+	if int64(found) != st.entries {
+		t.Fatalf("%d counters answered, %d entries", found, st.entries)
+	}
+	key := []byte("fresh")
+	c.put(key, 1, 2, true)
+	if v, ts, ok := c.get(key); !ok || v != 1 || ts != 2 {
+		t.Fatalf("the counter put last: %d@%d %v", v, ts, ok)
+	}
+	c.invalidate(key)
+	if _, _, ok := c.get(key); ok {
+		t.Fatal("an invalidated counter was answered")
+	}
+	if newCounterCache(1024) != nil {
+		t.Fatal("a cache too small to share among its shards was made")
+	}
+}
+
+// TestCounterCacheKeysSharingAHash: a key whose hash another key's entry
+// holds is never answered from that entry, nor changes it.
+func TestCounterCacheKeysSharingAHash(t *testing.T) {
+	c := newCounterCache(1 << 20)
+	a := []byte("counter-a")
+	ha := maphash.Bytes(c.seed, a)
+	var b []byte
+	var hb uint64
+	for i := 0; b == nil || hb%counterShards != ha%counterShards; i++ {
+		b = fmt.Appendf(nil, "counter-b%d", i)
+		hb = maphash.Bytes(c.seed, b)
+	}
+	c.put(a, 5, 50, true)
+	// Give b's hash to a's entry, as if the two keys' hashes were equal.
+	s := &c.shards[ha%counterShards]
+	s.index[hb] = s.index[ha]
+	if _, _, ok := c.get(b); ok {
+		t.Fatal("b was answered from a's entry")
+	}
+	c.put(b, 7, 70, true)
+	c.invalidate(b)
+	if v, ts, ok := c.get(a); !ok || v != 5 || ts != 50 {
+		t.Fatalf("a after the writes of b: %d@%d %v", v, ts, ok)
+	}
+}
