@@ -258,7 +258,7 @@ func newBadgerCollector(engine *badgerstore.Engine, logger *slog.Logger) *badger
 			"Counter adds by whether the counter cache knew their counter's value (hit) or the store was read (miss).",
 			[]string{"result"}, nil),
 		counterCacheBytes: prometheus.NewDesc("thriftd_badger_counter_cache_bytes",
-			"Estimated memory of the counter cache's entries.", nil, nil),
+			"Memory of the counter cache: its entries, their keys and its index, as allocated.", nil, nil),
 	}
 }
 

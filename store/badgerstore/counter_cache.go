@@ -3,20 +3,24 @@ package badgerstore
 import (
 	"hash/maphash"
 	"sync"
+	"unsafe"
 )
 
 // The counter cache. An add reads the counter it adds to, and under
 // thriftbench's counter mode that point read (a search of every memtable's
 // skiplist, a bloom filter and a block of every level's table) was a fifth
 // of thriftd's CPU. As Cassandra does (counter_cache_size_in_mb), the
-// engine keeps the value and timestamp of the counters it updated last, and
-// an add to one of them reads nothing from Badger.
+// engine keeps the value and timestamp of counters it updated lately,
+// from their second update on, and an add to one of them reads nothing
+// from Badger.
 //
 // An entry that is valid equals the record Badger holds under its key:
 //
 //   - only a writer whose transaction committed publishes entries
-//     (writer.publishCounters), for the plain counter records it wrote
-//     (no raw names, no cut key), while it still holds their rows' locks;
+//     (writer.publishCounters), replaying its writes of counter cells in
+//     order, so the last write of a key decides: a plain counter record
+//     (no raw names, no cut key) is published, any other write leaves the
+//     key unknown. It does so while it still holds the rows' locks;
 //   - every other write of a counter cell's key invalidates the key's
 //     entry first, under the row's lock: an add (before its transaction
 //     commits: one that fails publishes nothing), a cell deletion
@@ -30,9 +34,13 @@ import (
 // counterShards is the number of independently locked parts of the cache.
 const counterShards = 32
 
-// counterEntryCost is an entry's memory beside its key's bytes: its slot
-// and its share of the index.
-const counterEntryCost = 56
+// counterIndexCost bounds the memory of a shard's index per entry the
+// shard can hold: a map of uint64 to int32 takes 17 bytes a slot, and may
+// have just doubled its slots, of which it fills at most seven eighths.
+const counterIndexCost = 40
+
+// counterShardMin is the smallest share of the cache a shard may have.
+const counterShardMin = 16 << 10
 
 // counterCache maps counter cell keys to their stored value; a nil cache
 // holds nothing. It holds no pointers for the garbage collector to follow:
@@ -48,8 +56,7 @@ type counterShard struct {
 	index   map[uint64]int32 // key hash → entries
 	entries []counterEntry
 	keys    []byte
-	bytes   int64 // estimated memory of the entries
-	max     int64
+	max     int64 // bound of memory(cap(entries), cap(keys))
 	hits    int64
 	misses  int64
 }
@@ -67,7 +74,7 @@ type counterEntry struct {
 // a budget too small to share among its shards.
 func newCounterCache(maxBytes int64) *counterCache {
 	perShard := maxBytes / counterShards
-	if perShard < 16*counterEntryCost {
+	if perShard < counterShardMin {
 		return nil
 	}
 	c := &counterCache{seed: maphash.MakeSeed()}
@@ -141,19 +148,63 @@ func (c *counterCache) put(key []byte, value, timestamp int64, admit bool) {
 	if _, taken := s.index[h]; !admit || taken {
 		return
 	}
-	cost := int64(len(key)) + counterEntryCost
-	if s.bytes+cost > s.max {
+	if !s.fits(len(key)) && !s.grow(len(key)) {
 		clear(s.index)
-		s.entries, s.keys, s.bytes = s.entries[:0], s.keys[:0], 0
+		s.entries, s.keys = s.entries[:0], s.keys[:0]
+		if !s.fits(len(key)) {
+			return // a key longer than the shard's whole arena
+		}
 	}
 	s.index[h] = int32(len(s.entries))
 	s.entries = append(s.entries, counterEntry{keyAt: uint32(len(s.keys)), keyLen: uint32(len(key)),
 		value: value, timestamp: timestamp, valid: true})
 	s.keys = append(s.keys, key...)
-	s.bytes += cost
 }
 
-// counterCacheStats is what the cache holds and how it answered.
+// counterMemory is the memory of a shard whose slices have these
+// capacities, its index included.
+func counterMemory(entries, keys int) int64 {
+	return int64(entries)*(int64(unsafe.Sizeof(counterEntry{}))+counterIndexCost) + int64(keys)
+}
+
+// fits reports whether an entry with a key of n bytes fits in the shard's
+// slices as they are.
+func (s *counterShard) fits(n int) bool {
+	return len(s.entries) < cap(s.entries) && len(s.keys)+n <= cap(s.keys)
+}
+
+// grow makes room in the shard's slices for an entry with a key of n
+// bytes, doubling the full one, or less when doubling would pass the
+// shard's bound, and reports whether it could. The slices never shrink: a
+// full shard starts again empty in the memory it has.
+func (s *counterShard) grow(n int) bool {
+	perEntry := counterMemory(1, 0)
+	entries, keys := cap(s.entries), cap(s.keys)
+	if len(s.keys)+n > keys {
+		room := s.max - counterMemory(entries, 0)
+		keys = int(min(int64(max(2*keys, 8<<10)), room))
+		if keys < len(s.keys)+n {
+			return false
+		}
+	}
+	if len(s.entries) == entries {
+		room := (s.max - counterMemory(0, keys)) / perEntry
+		entries = int(min(int64(max(2*entries, 256)), room))
+		if entries <= len(s.entries) {
+			return false
+		}
+	}
+	if entries != cap(s.entries) {
+		s.entries = append(make([]counterEntry, 0, entries), s.entries...)
+	}
+	if keys != cap(s.keys) {
+		s.keys = append(make([]byte, 0, keys), s.keys...)
+	}
+	return true
+}
+
+// counterCacheStats is what the cache holds (bytes: the memory of its
+// shards) and how it answered.
 type counterCacheStats struct {
 	entries, bytes, hits, misses int64
 }
@@ -167,7 +218,7 @@ func (c *counterCache) stats() counterCacheStats {
 		s := &c.shards[i]
 		s.mu.Lock()
 		st.entries += int64(len(s.entries))
-		st.bytes += s.bytes
+		st.bytes += counterMemory(cap(s.entries), cap(s.keys))
 		st.hits += s.hits
 		st.misses += s.misses
 		s.mu.Unlock()

@@ -33,7 +33,7 @@ type Stats struct {
 	GroupedWrites, AloneAfterGroup int64
 	// CounterCacheHits and CounterCacheMisses count the counter adds
 	// whose counter the counter cache knew, and those it did not;
-	// CounterCacheBytes is the estimated memory of its entries
+	// CounterCacheBytes is the memory it has allocated
 	// (counter_cache.go).
 	CounterCacheHits, CounterCacheMisses, CounterCacheBytes int64
 }
