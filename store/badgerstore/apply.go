@@ -215,8 +215,8 @@ type writer struct {
 	// (pack.go), written back when it ends.
 	packs     []openPack
 	packCells packCellArena
-	// counters are the counter records written, for the counter cache
-	// (counter_cache.go).
+	// counters are the writes of counter cells, for the counter cache
+	// once the transaction commits (counter_cache.go).
 	counters []counterWrite
 }
 

@@ -75,8 +75,8 @@ type MemorySizing struct {
 // Badger's structures: an eighth for each memtable (8 MiB to 256 MiB), at
 // most one full memtable waiting for its flush, an eighth for the block
 // cache, a thirty-second for the counter cache (64 MiB at most), two
-// compactors, a quarter
-// for the resident pages of mapped files; level 0 compacted at 10 tables.
+// compactors, a quarter for the resident pages of mapped files; level 0
+// compacted at 10 tables.
 func SizeMemory(budget int64) MemorySizing {
 	if budget <= 0 {
 		budget = DefaultMemoryBudget
