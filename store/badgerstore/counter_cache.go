@@ -56,7 +56,7 @@ type counterShard struct {
 	index   map[uint64]int32 // key hash → entries
 	entries []counterEntry
 	keys    []byte
-	max     int64 // bound of memory(cap(entries), cap(keys))
+	max     int64 // bound of counterMemory(cap(entries), cap(keys))
 	hits    int64
 	misses  int64
 }
@@ -70,7 +70,7 @@ type counterEntry struct {
 	valid            bool
 }
 
-// newCounterCache returns a cache of about maxBytes, or nil (no cache) for
+// newCounterCache returns a cache of at most maxBytes, or nil (no cache) for
 // a budget too small to share among its shards.
 func newCounterCache(maxBytes int64) *counterCache {
 	perShard := maxBytes / counterShards
