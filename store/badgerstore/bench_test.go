@@ -97,6 +97,24 @@ func BenchmarkEngine(b *testing.B) {
 		res.Reset()
 		return f.e.Slice(ctx, tb, []byte("wide"), &store.SliceQuery{Count: 100}, &res)
 	})
+	// get-1cell is the engine's part of a Thrift get: a fresh result each
+	// call, as the handler's.
+	measure("get-1cell", 0, func(i int) error {
+		var res store.SliceResult
+		if err := f.e.Slice(ctx, tb, []byte("wide"), &store.SliceQuery{Count: 1, Names: [][]byte{name(i % 100)}}, &res); err != nil {
+			return err
+		}
+		if res.Len() != 1 {
+			return fmt.Errorf("get of column %d found %d cells", i%100, res.Len())
+		}
+		return nil
+	})
+	// slice-20cells-fresh is the engine's part of thriftbench's get_slice:
+	// 20 cells into a fresh result each call, as the handler's.
+	measure("slice-20cells-fresh", 0, func(int) error {
+		var res store.SliceResult
+		return f.e.Slice(ctx, tb, []byte("wide"), &store.SliceQuery{Count: 20}, &res)
+	})
 }
 
 // BenchmarkApplyBatch measures the batches of cmd/thriftbench on a store
