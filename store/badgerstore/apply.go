@@ -171,6 +171,7 @@ func (e *Engine) releaseWriter(w *writer) {
 	clear(w.packs)
 	w.packs = w.packs[:0]
 	w.packCells.reset()
+	w.entries.reset()
 	w.slabKept = e.keepSlab(&w.slab)
 	w.old = record{}
 	select {
@@ -215,6 +216,8 @@ type writer struct {
 	// (pack.go), written back when it ends.
 	packs     []openPack
 	packCells packCellArena
+	// entries are the Badger entries of the transaction (entries.go).
+	entries entryArena
 	// counters are the writes of counter cells, for the counter cache
 	// once the transaction commits (counter_cache.go).
 	counters []counterWrite
@@ -341,7 +344,7 @@ func (w *writer) updateRowHeader(rp []byte, change func(h *record) bool) error {
 	if err := w.noteHeader(rp); err != nil {
 		return err
 	}
-	return w.txn.Set(hk, appendRecord(w.slab.scratch(recordSize(&h)), &h))
+	return w.set(hk, appendRecord(w.slab.scratch(recordSize(&h)), &h))
 }
 
 // flagRanges marks the row as having range tombstones.
@@ -440,7 +443,7 @@ func (w *writer) keepFirstNames(rec, old *record) {
 // cellEntry is the Badger entry of a cell: a dead one expires
 // gc_grace_seconds after its death.
 func (w *writer) cellEntry(key, val []byte, rec *record, t *store.Table) *badger.Entry {
-	entry := badger.NewEntry(key, val)
+	entry := w.entries.entry(key, val)
 	if dead := localDeletionTime(rec); dead != ^uint32(0) {
 		entry.ExpiresAt = w.badgerExpiry(dead, t.GCGrace())
 	}
@@ -542,7 +545,7 @@ func (w *writer) putDeletion(key []byte, t *store.Table, super []byte, ts int64)
 			rec.rawSuper = w.slab.copy(w.old.rawSuper)
 		}
 	}
-	return w.txn.Set(key, appendRecord(w.slab.scratch(recordSize(&rec)), &rec))
+	return w.set(key, appendRecord(w.slab.scratch(recordSize(&rec)), &rec))
 }
 
 // badgerExpiry is the Badger expiry (wall-clock Unix seconds) of a dead

@@ -86,7 +86,7 @@ func (w *writer) addCounter(rp []byte, t *store.Table, op *store.Op) error {
 	}
 	rec.value = binary.BigEndian.AppendUint64(w.slab.scratch(8), uint64(value))
 	w.counterWritten(key, &rec, value, found)
-	return w.txn.Set(key, appendRecord(w.slab.scratch(recordSize(&rec)), &rec))
+	return w.set(key, appendRecord(w.slab.scratch(recordSize(&rec)), &rec))
 }
 
 // counterWrite is a write of a counter cell's key, for the counter cache

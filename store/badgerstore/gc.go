@@ -41,7 +41,7 @@ func gcMarkerKey(rp []byte) []byte {
 
 // markForGC records that the row holds a tombstone to collect later.
 func (w *writer) markForGC(rp []byte) error {
-	return w.txn.Set(append(w.slab.scratch(len(rp)), gcMarkerKey(rp)...), nil)
+	return w.set(append(w.slab.scratch(len(rp)), gcMarkerKey(rp)...), nil)
 }
 
 // collectInBackground is one pass of the periodic collection.

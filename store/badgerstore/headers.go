@@ -76,7 +76,7 @@ func (f *headerFilter) set(i uint16) { f.bits[i/64].Or(1 << (i % 64)) }
 func (w *writer) noteHeader(rp []byte) error {
 	i := headerBit(rp)
 	w.e.headers.set(i)
-	return w.txn.Set(headerBitKey(i), nil)
+	return w.set(headerBitKey(i), nil)
 }
 
 // loadHeaderFilter reads the bits at open; a store with rows and no

@@ -49,7 +49,7 @@ func (w *writer) updateIndex(rp []byte, t *store.Table, column []byte, old, rec 
 		return nil
 	}
 	k := indexEntryKey(w.slab.scratch(len(column)+len(rec.value)+len(rp)+16), t, column, rec.value, rp)
-	e := badger.NewEntry(k, binary.BigEndian.AppendUint64(w.slab.scratch(8), uint64(rec.timestamp)))
+	e := w.entries.entry(k, binary.BigEndian.AppendUint64(w.slab.scratch(8), uint64(rec.timestamp)))
 	e.ExpiresAt = entryExpiry
 	if err := w.txn.SetEntry(e); err != nil {
 		return fmt.Errorf("write index entry: %w", err)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/dgraph-io/badger/v4"
-
 	"github.com/thriftbridge/thriftbridge/store"
 )
 
@@ -206,7 +204,7 @@ func (w *writer) flushPacks(rp []byte, t *store.Table) error {
 			continue
 		}
 		val := appendPack(w.slab.scratch(packSize(kept)), kept, p.dissolved)
-		entry := badger.NewEntry(p.key, val)
+		entry := w.entries.entry(p.key, val)
 		if mortal && len(kept) > 0 {
 			entry.ExpiresAt = w.badgerExpiry(lastDeath, grace)
 		}

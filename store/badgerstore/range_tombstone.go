@@ -122,7 +122,7 @@ func (w *writer) putRangeTombstone(rp []byte, t *store.Table, op *store.Op) erro
 	}
 	rec := record{flags: flagTombstone, timestamp: rt.ts, deletedAt: rt.deletedAt, value: rangeTombstonePayload(nil, &rt)}
 	key := rangeTombstoneKey(w.slab.scratch(len(rp)+1+8+hashLen), rp, &rt)
-	if err := w.txn.Set(key, appendRecord(w.slab.scratch(recordSize(&rec)), &rec)); err != nil {
+	if err := w.set(key, appendRecord(w.slab.scratch(recordSize(&rec)), &rec)); err != nil {
 		return fmt.Errorf("write range tombstone: %w", err)
 	}
 	return nil
