@@ -27,6 +27,13 @@ type reader struct {
 	ranges []rangeTombstone
 	buf    []byte // scratch for keys
 	name   []byte // scratch for decoded names
+	// val and rec hold the record of the named cell being read
+	// (namedCells), reused from one name to the next.
+	val []byte
+	rec record
+	// rpBuf holds the row prefix of most rows, so that a read does not
+	// allocate it.
+	rpBuf [64]byte
 	// fwd, when set, is an iterator forward cursors reuse instead of
 	// opening their own (a scan's).
 	fwd *seekIter
@@ -37,7 +44,7 @@ type reader struct {
 
 func (e *Engine) newReader(txn *badger.Txn, t *store.Table, key []byte) (*reader, error) {
 	r := &reader{txn: txn, t: t, now: e.nowSeconds(), headers: &e.headers}
-	r.rp, _ = e.rowPrefix(nil, t, key)
+	r.rp, _ = e.rowPrefix(r.rpBuf[:0], t, key)
 	return r, r.loadRow()
 }
 
@@ -130,10 +137,25 @@ func (r *reader) slice(q *store.SliceQuery, out *store.SliceResult) error {
 	if r.t.Def.Super && q.Super == nil {
 		return r.sliceSupers(q, out)
 	}
+	out.Cells = slices.Grow(out.Cells, cellsHint(q))
 	return r.sliceRowCells(q, func(name []byte, rec *record) bool {
 		out.Cells = append(out.Cells, keepCell(out, name, rec))
 		return q.Names != nil || len(out.Cells) < q.Count
 	})
+}
+
+// cellsHintMax bounds the room a slice makes for its cells before it
+// knows how many the row has.
+const cellsHintMax = 32
+
+// cellsHint is the room a slice of q makes for its cells at once, rather
+// than growing them by doubling (six allocations for 20 cells): every
+// named cell, or the count up to cellsHintMax.
+func cellsHint(q *store.SliceQuery) int {
+	if q.Names != nil {
+		return len(q.Names)
+	}
+	return min(max(q.Count, 0), cellsHintMax)
 }
 
 // cursor opens a cursor over [lower, upper) under prefix, on the reader's
@@ -367,7 +389,10 @@ func (r *reader) namedCells(prefix []byte, nameType marshal.Type, names [][]byte
 		}
 	}
 	for _, k := range keys {
-		phys, _ := finishKey(append([]byte{}, k...))
+		phys := k
+		if len(k) > maxKey {
+			phys, _ = finishKey(append([]byte{}, k...)) // cut in place
+		}
 		item, err := r.txn.Get(phys)
 		if errors.Is(err, badger.ErrKeyNotFound) {
 			continue
@@ -375,22 +400,24 @@ func (r *reader) namedCells(prefix []byte, nameType marshal.Type, names [][]byte
 		if err != nil {
 			return fmt.Errorf("read column: %w", err)
 		}
-		var rec record
-		val, err := item.ValueCopy(nil)
+		// A visitor keeps nothing of a record past its call.
+		val, err := item.ValueCopy(r.val[:0])
 		if err != nil {
 			return fmt.Errorf("read column: %w", err)
 		}
-		if err := decodeRecord(val, &rec); err != nil {
+		r.val = val
+		rec := &r.rec
+		if err := decodeRecord(val, rec); err != nil {
 			return err
 		}
-		if r.dead(k, &rec, del) {
+		if r.dead(k, rec, del) {
 			continue
 		}
-		name, err := r.cellName(k[len(prefix):], nameType, &rec)
+		name, err := r.cellName(k[len(prefix):], nameType, rec)
 		if err != nil {
 			return err
 		}
-		if !visit(name, &rec) {
+		if !visit(name, rec) {
 			return nil
 		}
 	}
@@ -398,14 +425,27 @@ func (r *reader) namedCells(prefix []byte, nameType marshal.Type, names [][]byte
 }
 
 // sortedNameKeys encodes names under prefix, sorted, without duplicates.
+// The keys share one buffer: a key that outgrows it moves the next ones to
+// a larger one, and keeps the bytes it was written into.
 func sortedNameKeys(prefix []byte, nameType marshal.Type, names [][]byte) [][]byte {
 	keys := make([][]byte, 0, len(names))
+	size := 0
 	for _, n := range names {
-		keys = append(keys, nameType.AppendKey(append([]byte{}, prefix...), n))
+		size += len(prefix) + len(n) + nameKeySlack
+	}
+	buf := make([]byte, 0, size)
+	for _, n := range names {
+		start := len(buf)
+		buf = nameType.AppendKey(append(buf, prefix...), n)
+		keys = append(keys, buf[start:len(buf):len(buf)])
 	}
 	slices.SortFunc(keys, bytes.Compare)
 	return slices.CompactFunc(keys, bytes.Equal)
 }
+
+// nameKeySlack is the room sortedNameKeys makes for the encoding of a name
+// beyond its bytes: a terminator, or a composite's lengths.
+const nameKeySlack = 8
 
 // namedPackedCells reads named subcolumns from the pack under prefix; it
 // reports false when there is no pack with subcolumns there (the super
