@@ -38,24 +38,37 @@ func (h *Handler) Get(ctx context.Context, key []byte, path *cassandra.ColumnPat
 	if err := validateKey(t, key); err != nil {
 		return nil, err
 	}
-	q := &store.SliceQuery{Count: 1}
+	// The query, its name and its result in one allocation.
+	call := &getCall{q: store.SliceQuery{Count: 1}}
+	q := &call.q
 	switch {
 	case t.Def.Super && path.Column == nil:
-		q.Names = [][]byte{path.SuperColumn}
+		call.names[0] = path.SuperColumn
 	case t.Def.Super:
 		q.Super = path.SuperColumn
-		q.Names = [][]byte{path.Column}
+		call.names[0] = path.Column
 	default:
-		q.Names = [][]byte{path.Column}
+		call.names[0] = path.Column
 	}
-	var res store.SliceResult
-	if err := h.engine.Slice(ctx, t, key, q, &res); err != nil {
+	q.Names = call.names[:]
+	res := &call.res
+	if err := h.engine.Slice(ctx, t, key, q, res); err != nil {
 		return nil, h.storageError(ctx, "get", err)
 	}
 	if res.Len() == 0 {
 		return nil, &cassandra.NotFoundException{}
 	}
-	return thriftify(t, &res)[0], nil
+	if len(res.Cells) == 1 && !t.Counter {
+		return oneColumn(&res.Cells[0]), nil
+	}
+	return thriftify(t, res)[0], nil
+}
+
+// getCall is what a get needs besides its answer.
+type getCall struct {
+	q     store.SliceQuery
+	names [1][]byte
+	res   store.SliceResult
 }
 
 // GetSlice implements get_slice.

@@ -63,6 +63,26 @@ func columns(cells []store.Cell) []*cassandra.Column {
 	return out
 }
 
+// columnReply is the answer of a get of one column, allocated at once.
+type columnReply struct {
+	cosc      cassandra.ColumnOrSuperColumn
+	col       cassandra.Column
+	timestamp int64
+	ttl       int32
+}
+
+// oneColumn is the answer of a get that found the column c: what
+// thriftify gives for it, in one allocation instead of five.
+func oneColumn(c *store.Cell) *cassandra.ColumnOrSuperColumn {
+	r := &columnReply{timestamp: c.Timestamp, ttl: c.TTL}
+	r.col = cassandra.Column{Name: c.Name, Value: c.Value, Timestamp: &r.timestamp}
+	if c.TTL > 0 {
+		r.col.TTL = &r.ttl
+	}
+	r.cosc.Column = &r.col
+	return &r.cosc
+}
+
 func counterColumns(cells []store.Cell) []*cassandra.CounterColumn {
 	out := make([]*cassandra.CounterColumn, len(cells))
 	cols := make([]cassandra.CounterColumn, len(cells))

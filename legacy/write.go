@@ -84,9 +84,19 @@ func (h *Handler) apply(ctx context.Context, op string, b *store.Batch) error {
 	return h.storageError(ctx, op, h.engine.Apply(ctx, b))
 }
 
-// applyRow applies ops to the row key of t.
-func (h *Handler) applyRow(ctx context.Context, op string, t *store.Table, key []byte, ops ...store.Op) error {
-	return h.apply(ctx, op, &store.Batch{Rows: []store.RowMutation{{Table: t, Key: key, Ops: ops}}})
+// rowWrite is the batch of a single-column write, allocated at once.
+type rowWrite struct {
+	batch store.Batch
+	rows  [1]store.RowMutation
+	ops   [1]store.Op
+}
+
+// applyRow applies one operation to the row key of t.
+func (h *Handler) applyRow(ctx context.Context, op string, t *store.Table, key []byte, o store.Op) error {
+	w := &rowWrite{ops: [1]store.Op{o}}
+	w.rows[0] = store.RowMutation{Table: t, Key: key, Ops: w.ops[:]}
+	w.batch.Rows = w.rows[:]
+	return h.apply(ctx, op, &w.batch)
 }
 
 // Remove implements remove: a column, a super column or a whole row.
