@@ -206,6 +206,9 @@ type writer struct {
 	shadows *rowShadows
 	// pre holds the prefetched cells of the row being written.
 	pre cellPrefetch
+	// markSeen: the row being written has its mark, stored or written
+	// by this transaction (rowmark.go).
+	markSeen bool
 	// pending counts the operations already written in the transaction,
 	// rowsWritten the prefixes of its rows (up to maxRowsTracked).
 	pending     int
@@ -231,6 +234,7 @@ func (w *writer) row(m *store.RowMutation) error {
 	w.above = max(w.e.blindFloor(), w.e.rowLocks.stripes[w.stripe].maxTimestamp)
 	w.unique = !t.Counter && !w.repeatedNames(m.Ops)
 	w.shadows = nil
+	w.markSeen = false
 	if cut {
 		key := m.Key
 		err := w.updateRowHeader(rp, func(h *record) bool {

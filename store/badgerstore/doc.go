@@ -10,6 +10,7 @@
 //	0x03 dataID(4) row                       sentinel of conditional updates (expires)
 //	0x04 dataID(4) enc(column) enc(value) row  secondary index entry (see index.go)
 //	0x05 dataID(4) row                       the row holds tombstones to collect (see gc.go)
+//	0x06 dataID(4) row                       the row of a packed family has packs (see rowmark.go)
 //
 // row is the partitioner's row prefix (token, then the escaped row key), so
 // rows iterate in Cassandra's (token, key) order. After it comes a kind byte:

@@ -48,6 +48,10 @@ func TestDroppedKeyspaceIsRemovedInOnePass(t *testing.T) {
 	var ids []uint32
 	for i := range 6 {
 		def := store.TableDef{Name: fmt.Sprintf("F%d", i), Comparator: "UTF8Type"}
+		if i == 5 {
+			// A packed family: its rows have marks (rowmark.go).
+			def.Super, def.SubComparator = true, "UTF8Type"
+		}
 		if i%2 == 0 {
 			keys, name := int32(0), fmt.Sprintf("i%d", i)
 			def.Columns = []store.ColumnDef{{Name: []byte("v"), Validator: "UTF8Type", IndexType: &keys, IndexName: &name}}
@@ -55,13 +59,18 @@ func TestDroppedKeyspaceIsRemovedInOnePass(t *testing.T) {
 		tb := enginetest.CreateTable(t, e, def)
 		ids = append(ids, dataIDOf(tb))
 		for r := range 50 {
-			enginetest.Apply(t, e, store.RowMutation{Table: tb, Key: fmt.Appendf(nil, "row%d", r), Ops: []store.Op{
-				enginetest.Put("v", fmt.Sprintf("value%d", r%5), 1),
-			}})
+			op := enginetest.Put("v", fmt.Sprintf("value%d", r%5), 1)
+			if def.Super {
+				op = enginetest.PutSuper("s", "v", "value", 1)
+			}
+			enginetest.Apply(t, e, store.RowMutation{Table: tb, Key: fmt.Appendf(nil, "row%d", r), Ops: []store.Op{op}})
 		}
 	}
 	if n := prefixedEntries(t, e, ids); n == 0 {
 		t.Fatal("the families' data is not in the store before the drop")
+	}
+	if n := prefixedEntries(t, e, ids[5:]); n != 100 {
+		t.Fatalf("the packed family has %d entries, want 50 packs and 50 row marks", n)
 	}
 	before := counter.passes.Load()
 	if err := e.DropKeyspace(context.Background(), "ks"); err != nil {
@@ -85,14 +94,14 @@ func TestDroppedKeyspaceIsRemovedInOnePass(t *testing.T) {
 	}
 }
 
-// prefixedEntries counts the store's entries under the data and index
-// prefixes of the data ids.
+// prefixedEntries counts the store's entries under the data, index and
+// row mark prefixes of the data ids.
 func prefixedEntries(t *testing.T, e *Engine, ids []uint32) int {
 	t.Helper()
 	n := 0
 	err := e.db.View(func(txn *badger.Txn) error {
 		for _, id := range ids {
-			for _, ns := range []byte{nsData, nsIndex} {
+			for _, ns := range []byte{nsData, nsIndex, nsRowMarks} {
 				prefix := binary.BigEndian.AppendUint32([]byte{ns}, id)
 				it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 				for it.Rewind(); it.Valid(); it.Next() {

@@ -92,6 +92,9 @@ type Engine struct {
 	tsBoundMu        sync.Mutex
 	// unreadWrites counts the cell writes that skipped their read.
 	unreadWrites atomic.Int64
+	// unmarkedRows counts the row mutations that read no pack: their row
+	// had no mark (rowmark.go).
+	unmarkedRows atomic.Int64
 	// counters caches the counters updated last (counter_cache.go).
 	counters *counterCache
 	// headers are the rows that may have a header (headers.go).

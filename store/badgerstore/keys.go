@@ -61,21 +61,32 @@ type tableState struct {
 	// packed: the subcolumns of each super column are kept in one entry
 	// (pack.go).
 	packed bool
+	// marked: a packed family whose rows with packs have a mark
+	// (rowmark.go).
+	marked bool
 }
 
-// newTable resolves a persisted family definition stored under dataID.
-func newTable(def store.TableDef, dataID uint32, packed bool) (*store.Table, error) {
+// newTable resolves a persisted family definition stored under dataID,
+// with packs and row marks if its layout has them and it is a family that
+// can have them.
+func newTable(def store.TableDef, dataID uint32, packed, marked bool) (*store.Table, error) {
 	t, err := store.NewTable(def)
 	if err != nil {
 		return nil, err
 	}
-	t.Backend = &tableState{dataID: dataID, packed: packed && def.Super && !t.Counter}
+	packed = packed && def.Super && !t.Counter
+	t.Backend = &tableState{dataID: dataID, packed: packed, marked: packed && marked}
 	return t, nil
 }
 
 // packedTable reports whether a family keeps its super columns in packs.
 func packedTable(t *store.Table) bool {
 	return t.Backend.(*tableState).packed
+}
+
+// markedTable reports whether a packed family marks its rows with packs.
+func markedTable(t *store.Table) bool {
+	return t.Backend.(*tableState).marked
 }
 
 // dataIDOf is the data id of a family this engine published (checkTable

@@ -205,6 +205,7 @@ func testPackedLayoutReadsAsUnpacked(t *testing.T, seed int64) {
 	}
 	rows := []string{"r0", "r1", "r2"}
 	sawPacks, sawDissolved := false, false
+	unmarked := int64(0) // row mutations of the packed store that read no pack
 
 	for step := 0; step < 400; step++ {
 		fam := rng.Intn(len(defs))
@@ -235,6 +236,11 @@ func testPackedLayoutReadsAsUnpacked(t *testing.T, seed int64) {
 			ops = append(ops, op)
 		}
 		key := []byte(rows[rng.Intn(len(rows))])
+		if len(rows) < 12 && rng.Intn(10) == 0 {
+			// A new row: the packed store reads none of its packs.
+			rows = append(rows, fmt.Sprint("r", len(rows)))
+			key = []byte(rows[len(rows)-1])
+		}
 		for i, e := range engines {
 			enginetest.Apply(t, e, store.RowMutation{Table: tables[i][fam], Key: key, Ops: ops})
 		}
@@ -242,6 +248,7 @@ func testPackedLayoutReadsAsUnpacked(t *testing.T, seed int64) {
 			clock.Advance(time.Duration(1+rng.Intn(4)) * time.Second)
 		}
 		if step == 200 {
+			unmarked += engines[0].unmarkedRows.Load()
 			for _, e := range engines {
 				e.Close()
 			}
@@ -267,6 +274,9 @@ func testPackedLayoutReadsAsUnpacked(t *testing.T, seed int64) {
 		for _, row := range rows {
 			comparePackedReads(t, engines, tables, fam, row, rng, superName, subName, -1)
 		}
+	}
+	if unmarked+engines[0].unmarkedRows.Load() == 0 {
+		t.Fatal("no row mutation of the packed store found its row unmarked; the test misses a case")
 	}
 	if !sawPacks || !sawDissolved {
 		t.Fatalf("the packed store held packs: %v, dissolved ones: %v; the test misses a layout", sawPacks, sawDissolved)
@@ -534,8 +544,8 @@ func TestNewerLayoutIsRefused(t *testing.T) {
 	if err := e.db.View(func(txn *badger.Txn) error { return readJSON(txn, metaKey, &meta) }); err != nil {
 		t.Fatal(err)
 	}
-	if meta.Format != formatPacks {
-		t.Fatalf("a store with a packed family records layout %d, want %d", meta.Format, formatPacks)
+	if meta.Format != formatRowMarks {
+		t.Fatalf("a store with a packed family records layout %d, want %d", meta.Format, formatRowMarks)
 	}
 	meta.Format = storeFormat + 1
 	err := e.db.Update(func(txn *badger.Txn) error {

@@ -134,6 +134,7 @@ func (w *writer) openPack(key []byte) (*openPack, error) {
 	}
 	p := openPack{key: key, size: 2 + 3, cells: w.packCells.take()}
 	if found {
+		w.markSeen = true // a stored pack implies its row's mark
 		var err error
 		if p.cells, p.dissolved, err = decodePack(val, p.cells); err != nil {
 			return nil, fmt.Errorf("read super column: key %x: %w", key, err)
@@ -202,6 +203,11 @@ func (w *writer) flushPacks(rp []byte, t *store.Table) error {
 				return err
 			}
 			continue
+		}
+		if markedTable(t) {
+			if err := w.markRow(rp); err != nil {
+				return err
+			}
 		}
 		val := appendPack(w.slab.scratch(packSize(kept)), kept, p.dissolved)
 		entry := w.entries.entry(p.key, val)

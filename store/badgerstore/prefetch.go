@@ -78,6 +78,7 @@ type prefetched struct {
 	val   []byte // the encoded record when found
 	found bool
 	used  bool
+	pack  bool // the key of a pack
 }
 
 // cellPrefetch holds the prefetched cells of the row being written,
@@ -108,12 +109,13 @@ func (p *cellPrefetch) take(key []byte) *prefetched {
 // cell deletions of m will reconcile with, when there are enough of them.
 func (w *writer) prefetchCells(rp []byte, m *store.RowMutation) error {
 	w.pre.reset()
-	if w.pending > prefetchMaxPending {
+	t := m.Table
+	marked := markedTable(t)
+	if w.pending > prefetchMaxPending && !marked {
 		return nil
 	}
 	// Writes above every stored timestamp read nothing (timestamps.go),
 	// but a write into a pack reads the pack (pack.go).
-	t := m.Table
 	packed := packedTable(t)
 	reads := func(op *store.Op) bool {
 		if op.Kind != store.OpPut && op.Kind != store.OpDeleteCell {
@@ -136,7 +138,8 @@ func (w *writer) prefetchCells(rp []byte, m *store.RowMutation) error {
 			continue
 		}
 		var key []byte
-		if packed && op.Super != nil {
+		pack := packed && op.Super != nil
+		if pack {
 			key = superPackKey(&w.slab, rp, t, op.Super)
 		} else {
 			key = cellKey(&w.slab, rp, t, op.Super, op.Name)
@@ -144,7 +147,7 @@ func (w *writer) prefetchCells(rp []byte, m *store.RowMutation) error {
 		if mayTie(key) {
 			continue // cut keys are read point by point
 		}
-		w.pre.entries = append(w.pre.entries, prefetched{key: key})
+		w.pre.entries = append(w.pre.entries, prefetched{key: key, pack: pack})
 	}
 	if len(w.pre.entries) == 0 {
 		return nil
@@ -153,6 +156,24 @@ func (w *writer) prefetchCells(rp []byte, m *store.RowMutation) error {
 	// first write.
 	slices.SortFunc(w.pre.entries, func(a, b prefetched) int { return bytes.Compare(a.key, b.key) })
 	w.pre.entries = slices.CompactFunc(w.pre.entries, func(a, b prefetched) bool { return bytes.Equal(a.key, b.key) })
+	if marked {
+		markSeen, err := w.rowMarked(rp)
+		if err != nil {
+			return err
+		}
+		if !markSeen {
+			// The row has no pack: its packs' entries answer absent. A
+			// key of any other kind is read as before.
+			w.pre.entries = slices.DeleteFunc(w.pre.entries, func(e prefetched) bool { return !e.pack })
+			w.e.unmarkedRows.Add(1)
+			return nil
+		}
+		w.markSeen = true
+		if w.pending > prefetchMaxPending {
+			w.pre.reset() // read point by point
+			return nil
+		}
+	}
 	entries := w.pre.entries
 
 	prefix := append(w.slab.copyCap(rp, 1), kindCells)

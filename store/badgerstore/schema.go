@@ -28,6 +28,9 @@ type tableDoc struct {
 	// Packed: the family keeps each super column's subcolumns in one
 	// entry (pack.go); families stored before packs existed have not.
 	Packed bool `json:"packed,omitempty"`
+	// RowMarks: the packed family marks each row that has packs
+	// (rowmark.go); packed families stored before marks existed do not.
+	RowMarks bool `json:"row_marks,omitempty"`
 }
 
 // metaDoc holds the engine's sequences and the data still to be dropped.
@@ -47,7 +50,11 @@ const (
 	// formatPacks: Super families may keep super columns in packs
 	// (pack.go).
 	formatPacks = 1
-	storeFormat = formatPacks
+	// formatRowMarks: packed families may mark their rows (rowmark.go).
+	// An engine that knows no marks would write packs without them, and
+	// a later one would then take those rows for empty.
+	formatRowMarks = 2
+	storeFormat    = formatRowMarks
 )
 
 var metaKey = []byte{nsSchema, schemaMeta, 's', 'e', 'q'}
@@ -105,7 +112,7 @@ func buildCatalog(docs map[string]*keyspaceDoc) (*store.Catalog, error) {
 		d := docs[n]
 		ks := &store.Keyspace{Def: d.Def, Tables: make(map[string]*store.Table, len(d.Tables))}
 		for _, td := range d.Tables {
-			t, err := newTable(td.Def, td.DataID, td.Packed)
+			t, err := newTable(td.Def, td.DataID, td.Packed, td.RowMarks)
 			if err != nil {
 				return nil, err
 			}
@@ -233,11 +240,17 @@ type schemaTxn struct {
 	packSupers bool
 }
 
-// noteLayout records in the store's metadata that a family is packed.
-func (c *schemaTxn) noteLayout(packed bool) {
-	if packed {
+// noteLayout records in the store's metadata the layout of a family it
+// creates or truncates, and returns the family's document.
+func (c *schemaTxn) noteLayout(def store.TableDef, dataID uint32, t *store.Table) tableDoc {
+	doc := tableDoc{Def: def, DataID: dataID, Packed: packedTable(t), RowMarks: markedTable(t)}
+	if doc.Packed {
 		c.meta.Format = max(c.meta.Format, formatPacks)
 	}
+	if doc.RowMarks {
+		c.meta.Format = max(c.meta.Format, formatRowMarks)
+	}
+	return doc
 }
 
 func (c *schemaTxn) keyspace(name string) (*keyspaceDoc, error) {
@@ -265,12 +278,11 @@ func (c *schemaTxn) addTable(d *keyspaceDoc, def store.TableDef) error {
 	def.ID = c.meta.NextTableID
 	c.meta.NextTableID++
 	dataID := c.newDataID()
-	t, err := newTable(def, dataID, c.packSupers)
+	t, err := newTable(def, dataID, c.packSupers, c.packSupers)
 	if err != nil {
 		return err
 	}
-	d.Tables = append(d.Tables, tableDoc{Def: def, DataID: dataID, Packed: packedTable(t)})
-	c.noteLayout(packedTable(t))
+	d.Tables = append(d.Tables, c.noteLayout(def, dataID, t))
 	c.changed[d.Def.Name] = true
 	return nil
 }
@@ -362,13 +374,13 @@ func (e *Engine) UpdateTable(ctx context.Context, def store.TableDef) error {
 			return err
 		}
 		def.ID = d.Tables[i].Def.ID
-		next, err := newTable(def, d.Tables[i].DataID, d.Tables[i].Packed)
+		next, err := newTable(def, d.Tables[i].DataID, d.Tables[i].Packed, d.Tables[i].RowMarks)
 		if err != nil {
 			return err
 		}
 		// Checked against the definition as persisted, under the schema
 		// lock: the one the stored data was written with.
-		current, err := newTable(d.Tables[i].Def, d.Tables[i].DataID, d.Tables[i].Packed)
+		current, err := newTable(d.Tables[i].Def, d.Tables[i].DataID, d.Tables[i].Packed, d.Tables[i].RowMarks)
 		if err != nil {
 			return err
 		}
@@ -436,12 +448,11 @@ func (e *Engine) Truncate(ctx context.Context, keyspace, name string) error {
 		d.Tables[i].DataID = c.newDataID()
 		// The family is empty under its new data id: it takes the
 		// engine's layout for new families.
-		t, err := newTable(d.Tables[i].Def, d.Tables[i].DataID, c.packSupers)
+		t, err := newTable(d.Tables[i].Def, d.Tables[i].DataID, c.packSupers, c.packSupers)
 		if err != nil {
 			return err
 		}
-		d.Tables[i].Packed = packedTable(t)
-		c.noteLayout(d.Tables[i].Packed)
+		d.Tables[i] = c.noteLayout(d.Tables[i].Def, d.Tables[i].DataID, t)
 		c.changed[keyspace] = true
 		return nil
 	})
