@@ -12,9 +12,10 @@ import (
 // row (prefetch.go). When the row has no pack yet, as in a super batch
 // into a new row, that iterator still seeks in every memtable and in
 // every table whose key range spans the row, loading and decompressing a
-// block of each, to find nothing: a third of thriftd's CPU under super
-// batches. Badger's bloom filters answer for one whole key without a
-// block, not for a row.
+// block of each, to find nothing. Badger's bloom filters answer for one
+// whole key without a block, not for a row. Skipping that read took 10 to
+// 23% off thriftd's CPU per batch under super batches into new rows
+// (docs/PERFORMANCE.md, "Row marks").
 //
 // So each row of a family laid out with row marks that has a pack also
 // has a mark, an empty entry under the row's prefix in namespace
