@@ -3,7 +3,6 @@ package badgerstore
 import (
 	"context"
 	"fmt"
-	"hash/maphash"
 	"math/rand"
 	"strings"
 	"testing"
@@ -210,69 +209,4 @@ func TestCounterCacheChangesNoResult(t *testing.T) {
 		t.Fatalf("the test missed a path: cache %+v, cells collected %d", st, collected)
 	}
 	t.Logf("counter cache: %+v; cells collected: %d", st, collected)
-}
-
-// TestCounterCacheStaysWithinItsBound: a cache full of counters evicts
-// to stay under its size, and answers for the counters it keeps.
-func TestCounterCacheStaysWithinItsBound(t *testing.T) {
-	const size = 1 << 20
-	c := newCounterCache(size)
-	for i := 0; i < 100000; i++ {
-		c.put(fmt.Appendf(nil, "counter-%06d", i), int64(i), int64(i)*10, true)
-	}
-	st := c.stats()
-	if st.bytes > size || st.bytes < size/2 || st.entries == 0 {
-		t.Fatalf("cache of %d bytes holds %+v (want more than half its size used, never more than it)", size, st)
-	}
-	found := 0
-	for i := 0; i < 100000; i++ {
-		v, ts, ok := c.get(fmt.Appendf(nil, "counter-%06d", i))
-		if ok {
-			found++
-			if v != int64(i) || ts != int64(i)*10 {
-				t.Fatalf("counter %d: %d@%d", i, v, ts)
-			}
-		}
-	}
-	if int64(found) != st.entries {
-		t.Fatalf("%d counters answered, %d entries", found, st.entries)
-	}
-	key := []byte("fresh")
-	c.put(key, 1, 2, true)
-	if v, ts, ok := c.get(key); !ok || v != 1 || ts != 2 {
-		t.Fatalf("the counter put last: %d@%d %v", v, ts, ok)
-	}
-	c.invalidate(key)
-	if _, _, ok := c.get(key); ok {
-		t.Fatal("an invalidated counter was answered")
-	}
-	if newCounterCache(1024) != nil {
-		t.Fatal("a cache too small to share among its shards was made")
-	}
-}
-
-// TestCounterCacheKeysSharingAHash: a key whose hash another key's entry
-// holds is never answered from that entry, nor changes it.
-func TestCounterCacheKeysSharingAHash(t *testing.T) {
-	c := newCounterCache(1 << 20)
-	a := []byte("counter-a")
-	ha := maphash.Bytes(c.seed, a)
-	var b []byte
-	var hb uint64
-	for i := 0; b == nil || hb%counterShards != ha%counterShards; i++ {
-		b = fmt.Appendf(nil, "counter-b%d", i)
-		hb = maphash.Bytes(c.seed, b)
-	}
-	c.put(a, 5, 50, true)
-	// Give b's hash to a's entry, as if the two keys' hashes were equal.
-	s := &c.shards[ha%counterShards]
-	s.index[hb] = s.index[ha]
-	if _, _, ok := c.get(b); ok {
-		t.Fatal("b was answered from a's entry")
-	}
-	c.put(b, 7, 70, true)
-	c.invalidate(b)
-	if v, ts, ok := c.get(a); !ok || v != 5 || ts != 50 {
-		t.Fatalf("a after the writes of b: %d@%d %v", v, ts, ok)
-	}
 }
