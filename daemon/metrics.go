@@ -237,6 +237,8 @@ type badgerCollector struct {
 	groupWrites            *prometheus.Desc
 	counterCache           *prometheus.Desc
 	counterCacheBytes      *prometheus.Desc
+	packCache              *prometheus.Desc
+	packCacheBytes         *prometheus.Desc
 }
 
 func newBadgerCollector(engine *badgerstore.Engine, logger *slog.Logger) *badgerCollector {
@@ -259,6 +261,11 @@ func newBadgerCollector(engine *badgerstore.Engine, logger *slog.Logger) *badger
 			[]string{"result"}, nil),
 		counterCacheBytes: prometheus.NewDesc("thriftd_badger_counter_cache_bytes",
 			"Memory of the counter cache: its entries, their keys and its index, as allocated.", nil, nil),
+		packCache: prometheus.NewDesc("thriftd_badger_pack_cache_requests_total",
+			"Reads of super columns' packs by writes into them, by whether the pack cache knew the pack (hit) or not (miss).",
+			[]string{"result"}, nil),
+		packCacheBytes: prometheus.NewDesc("thriftd_badger_pack_cache_bytes",
+			"Memory of the pack cache: its entries, their keys and values and its index, as allocated.", nil, nil),
 	}
 }
 
@@ -271,6 +278,8 @@ func (c *badgerCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.groupWrites
 	ch <- c.counterCache
 	ch <- c.counterCacheBytes
+	ch <- c.packCache
+	ch <- c.packCacheBytes
 }
 
 // Collect implements prometheus.Collector. A store that cannot tell its
@@ -289,6 +298,9 @@ func (c *badgerCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.counterCache, prometheus.CounterValue, float64(st.CounterCacheHits), "hit")
 	ch <- prometheus.MustNewConstMetric(c.counterCache, prometheus.CounterValue, float64(st.CounterCacheMisses), "miss")
 	ch <- prometheus.MustNewConstMetric(c.counterCacheBytes, prometheus.GaugeValue, float64(st.CounterCacheBytes))
+	ch <- prometheus.MustNewConstMetric(c.packCache, prometheus.CounterValue, float64(st.PackCacheHits), "hit")
+	ch <- prometheus.MustNewConstMetric(c.packCache, prometheus.CounterValue, float64(st.PackCacheMisses), "miss")
+	ch <- prometheus.MustNewConstMetric(c.packCacheBytes, prometheus.GaugeValue, float64(st.PackCacheBytes))
 	for _, l := range st.Levels {
 		level := strconv.Itoa(l.Level)
 		ch <- prometheus.MustNewConstMetric(c.levelBytes, prometheus.GaugeValue, float64(l.Bytes), level)

@@ -324,13 +324,16 @@ func TestMetricsCountCalls(t *testing.T) {
 			t.Errorf("no thriftd_badger_group_commit_writes_total{outcome=%q}", outcome)
 		}
 	}
-	for _, result := range []string{"hit", "miss"} {
-		if s.series("thriftd_badger_counter_cache_requests_total", "result", result) == nil {
-			t.Errorf("no thriftd_badger_counter_cache_requests_total{result=%q}", result)
+	for _, cache := range []string{"counter", "pack"} {
+		for _, result := range []string{"hit", "miss"} {
+			name := "thriftd_badger_" + cache + "_cache_requests_total"
+			if s.series(name, "result", result) == nil {
+				t.Errorf("no %s{result=%q}", name, result)
+			}
 		}
-	}
-	if s["thriftd_badger_counter_cache_bytes"] == nil {
-		t.Error("thriftd_badger_counter_cache_bytes is not exported")
+		if s["thriftd_badger_"+cache+"_cache_bytes"] == nil {
+			t.Errorf("thriftd_badger_%s_cache_bytes is not exported", cache)
+		}
 	}
 	for _, name := range []string{"go_goroutines", "process_cpu_seconds_total", "thriftd_connections_refused_total"} {
 		if s[name] == nil {

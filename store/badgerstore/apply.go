@@ -129,7 +129,7 @@ func (e *Engine) applyOnce(rows []store.RowMutation) error {
 	if err := txn.Commit(); err != nil {
 		return err
 	}
-	w.publishCounters()
+	w.publish()
 	return nil
 }
 
@@ -168,6 +168,8 @@ func (e *Engine) releaseWriter(w *writer) {
 	w.pending = 0
 	clear(w.counters)
 	w.counters = w.counters[:0]
+	clear(w.packWrites)
+	w.packWrites = w.packWrites[:0]
 	clear(w.packs)
 	w.packs = w.packs[:0]
 	w.packCells.reset()
@@ -224,6 +226,9 @@ type writer struct {
 	// counters are the writes of counter cells, for the counter cache
 	// once the transaction commits (counter_cache.go).
 	counters []counterWrite
+	// packWrites are the writes of packs, for the pack cache once the
+	// transaction commits (pack_cache.go).
+	packWrites []packWrite
 }
 
 func (w *writer) row(m *store.RowMutation) error {

@@ -71,7 +71,7 @@ func (e *Engine) ApplyIf(ctx context.Context, m *store.RowMutation, cond *store.
 		if err := txn.Commit(); err != nil {
 			return err
 		}
-		w.publishCounters()
+		w.publish()
 		applied = true
 		return nil
 	})

@@ -134,7 +134,7 @@ func (w *writer) readCounter(key []byte) (bool, error) {
 // publishCounters tells the counter cache the counters the writer's
 // transaction committed, replaying its writes of counter cells in order so
 // that the last write of a key decides; the writer still holds their
-// rows' locks.
+// rows' locks (publish).
 func (w *writer) publishCounters() {
 	for _, c := range w.counters {
 		if c.known {

@@ -97,6 +97,9 @@ type Engine struct {
 	unmarkedRows atomic.Int64
 	// counters caches the counters updated last (counter_cache.go).
 	counters *counterCache
+	// packs caches the packs of super columns written last
+	// (pack_cache.go).
+	packs *recentCache
 	// headers are the rows that may have a header (headers.go).
 	headers headerFilter
 
@@ -154,6 +157,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		now:      opts.Now,
 		rowLocks: newRowLocks(),
 		counters: newCounterCache(memory.CounterCache),
+		packs:    newRecentCache(memory.PackCache),
 		writers:  make(chan *writer, freeWriters),
 		stop:     make(chan struct{}),
 		dropKick: make(chan struct{}, 1),

@@ -160,6 +160,9 @@ func (e *Engine) collectRow(ctx context.Context, t *store.Table, rp []byte, stat
 	if t.Counter {
 		w.counters = e.counters
 	}
+	if packedTable(t) {
+		w.packs = e.packs
+	}
 	start := append(append([]byte{}, rp...), kindCells)
 	end := prefixEnd(start)
 	for start != nil {
@@ -291,6 +294,9 @@ type gcWalk struct {
 	// counters is the engine's counter cache, in a counter family: a
 	// purged counter must not be read from it again.
 	counters *counterCache
+	// packs is the engine's pack cache, in a packed family: a pack
+	// rewritten or deleted must not be read from it again.
+	packs *recentCache
 }
 
 // batch deletes, inside txn, up to gcBatch cells from start on that old
@@ -391,6 +397,7 @@ func (w *gcWalk) dropUnneededMarker(txn *badger.Txn) error {
 	if marker == nil || needed {
 		return nil
 	}
+	w.packs.invalidate(len(w.r.rp), marker)
 	return txn.Delete(marker)
 }
 
@@ -444,9 +451,11 @@ func (w *gcWalk) pack(txn *badger.Txn, key, val []byte) error {
 		}
 		w.deleted++
 	}
-	switch {
-	case len(kept) == len(cells):
+	if len(kept) == len(cells) {
 		return nil
+	}
+	w.packs.invalidate(len(rp), key)
+	switch {
 	case len(kept) == 0 && !dissolved:
 		return txn.Delete(key)
 	default:

@@ -173,7 +173,7 @@ func (e *Engine) applyJobs(jobs []*commitJob) error {
 	if err := txn.Commit(); err != nil {
 		return err
 	}
-	w.publishCounters()
+	w.publish()
 	return nil
 }
 

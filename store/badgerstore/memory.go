@@ -47,6 +47,10 @@ type MemorySizing struct {
 	// CounterCache bounds the cache of the counters updated last, which
 	// spares an add its read (counter_cache.go).
 	CounterCache int64
+	// PackCache bounds the cache of the super columns' packs written
+	// last, which spares a write into a hot super column its read
+	// (pack_cache.go).
+	PackCache int64
 	// Compactors is the number of concurrent compactions.
 	Compactors int
 	// LevelZeroTables is how many tables (flushed memtables) level 0
@@ -74,7 +78,8 @@ type MemorySizing struct {
 // SizeMemory shares a budget (bytes; 0: DefaultMemoryBudget) among
 // Badger's structures: an eighth for each memtable (8 MiB to 256 MiB), at
 // most one full memtable waiting for its flush, an eighth for the block
-// cache, a thirty-second for the counter cache (64 MiB at most), two
+// cache, a thirty-second each for the counter cache and the pack cache
+// (64 MiB at most each), two
 // compactors, a quarter for the resident pages of mapped files; level 0
 // compacted at 10 tables.
 func SizeMemory(budget int64) MemorySizing {
@@ -88,6 +93,7 @@ func SizeMemory(budget int64) MemorySizing {
 		NumMemtables: 1,
 		BlockCache:   budget / 8,
 		CounterCache: min(budget/32, 64<<20),
+		PackCache:    min(budget/32, 64<<20),
 		Compactors:   2,
 		// A bloom filter per table keeps a point read over level 0 cheap.
 		LevelZeroTables: 10,

@@ -36,6 +36,11 @@ type Stats struct {
 	// CounterCacheBytes is the memory it has allocated
 	// (counter_cache.go).
 	CounterCacheHits, CounterCacheMisses, CounterCacheBytes int64
+	// PackCacheHits and PackCacheMisses count the reads of packs by
+	// writes into super columns that the pack cache answered, and those
+	// it did not; PackCacheBytes is the memory it has allocated
+	// (pack_cache.go).
+	PackCacheHits, PackCacheMisses, PackCacheBytes int64
 }
 
 // LevelStats is one level of the LSM tree.
@@ -53,9 +58,10 @@ func (e *Engine) Stats() (Stats, error) {
 	if e.db.IsClosed() {
 		return Stats{}, badger.ErrDBClosed
 	}
-	cc := e.counters.stats()
+	cc, pc := e.counters.stats(), e.packs.stats()
 	st := Stats{GroupedWrites: e.groupedWrites.Load(), AloneAfterGroup: e.aloneAfterGroup.Load(),
-		CounterCacheHits: cc.hits, CounterCacheMisses: cc.misses, CounterCacheBytes: cc.bytes}
+		CounterCacheHits: cc.hits, CounterCacheMisses: cc.misses, CounterCacheBytes: cc.bytes,
+		PackCacheHits: pc.hits, PackCacheMisses: pc.misses, PackCacheBytes: pc.bytes}
 	for _, l := range e.db.Levels() {
 		st.Levels = append(st.Levels, LevelStats{Level: l.Level, Tables: l.NumTables, Bytes: l.Size})
 		st.LSMBytes += l.Size

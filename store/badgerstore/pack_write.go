@@ -18,7 +18,8 @@ const packNameRoom = 1 << 10
 type openPack struct {
 	key       []byte
 	cells     []packCell
-	size      int // encoded size
+	size      int  // encoded size
+	found     bool // stored before the row mutation
 	dissolved bool
 	dirty     bool
 }
@@ -123,6 +124,8 @@ func (w *writer) openPack(key []byte) (*openPack, error) {
 	var found bool
 	if pre := w.pre.take(key); pre != nil {
 		val, found = pre.val, pre.found
+	} else if val, found = w.cachedPack(key); found {
+		// Read from the pack cache.
 	} else {
 		read, ok, err := w.getValue(key)
 		if err != nil {
@@ -132,7 +135,7 @@ func (w *writer) openPack(key []byte) (*openPack, error) {
 			val = w.slab.copy(read)
 		}
 	}
-	p := openPack{key: key, size: 2 + 3, cells: w.packCells.take()}
+	p := openPack{key: key, size: 2 + 3, cells: w.packCells.take(), found: found}
 	if found {
 		w.markSeen = true // a stored pack implies its row's mark
 		var err error
@@ -198,10 +201,12 @@ func (w *writer) flushPacks(rp []byte, t *store.Table) error {
 			tombstones = tombstones || rec.tombstone()
 		}
 		p.cells = kept
+		w.e.packs.invalidate(len(rp), p.key)
 		if len(kept) == 0 && !p.dissolved {
 			if err := w.txn.Delete(p.key); err != nil {
 				return err
 			}
+			w.packWrites = append(w.packWrites, packWrite{key: p.key, row: len(rp)})
 			continue
 		}
 		if markedTable(t) {
@@ -217,6 +222,8 @@ func (w *writer) flushPacks(rp []byte, t *store.Table) error {
 		if err := w.txn.SetEntry(entry); err != nil {
 			return err
 		}
+		w.packWrites = append(w.packWrites, packWrite{key: p.key, val: val, row: len(rp),
+			expiresAt: entry.ExpiresAt, known: true, admit: p.found})
 		if tombstones && !marked {
 			if err := w.markForGC(rp); err != nil {
 				return err

@@ -156,7 +156,17 @@ func (w *writer) prefetchCells(rp []byte, m *store.RowMutation) error {
 	// first write.
 	slices.SortFunc(w.pre.entries, func(a, b prefetched) int { return bytes.Compare(a.key, b.key) })
 	w.pre.entries = slices.CompactFunc(w.pre.entries, func(a, b prefetched) bool { return bytes.Equal(a.key, b.key) })
-	if marked {
+	// The packs the pack cache knows are stored: nor they nor the row's
+	// mark need a read.
+	cached := 0
+	if packed {
+		cached = w.prefetchCachedPacks()
+	}
+	if cached == len(w.pre.entries) {
+		w.markSeen = true
+		return nil
+	}
+	if marked && cached == 0 {
 		markSeen, err := w.rowMarked(rp)
 		if err != nil {
 			return err
@@ -168,9 +178,12 @@ func (w *writer) prefetchCells(rp []byte, m *store.RowMutation) error {
 			w.e.unmarkedRows.Add(1)
 			return nil
 		}
+	}
+	if marked {
 		w.markSeen = true
 		if w.pending > prefetchMaxPending {
-			w.pre.reset() // read point by point
+			// What the cache did not answer is read point by point.
+			w.pre.entries = slices.DeleteFunc(w.pre.entries, func(e prefetched) bool { return !e.found })
 			return nil
 		}
 	}
@@ -182,6 +195,9 @@ func (w *writer) prefetchCells(rp []byte, m *store.RowMutation) error {
 	it.Seek(entries[0].key)
 	for i := range entries {
 		e := &entries[i]
+		if e.found {
+			continue // from the pack cache
+		}
 		for steps := 0; it.Valid() && bytes.Compare(it.Item().Key(), e.key) < 0; steps++ {
 			if steps == prefetchSteps {
 				it.Seek(e.key)
@@ -203,4 +219,21 @@ func (w *writer) prefetchCells(rp []byte, m *store.RowMutation) error {
 		e.val, e.found = val, true
 	}
 	return nil
+}
+
+// prefetchCachedPacks answers the prefetch's entries of packs that the
+// pack cache knows, and returns how many it answered.
+func (w *writer) prefetchCachedPacks() int {
+	n := 0
+	for i := range w.pre.entries {
+		e := &w.pre.entries[i]
+		if !e.pack {
+			continue
+		}
+		if val, ok := w.cachedPack(e.key); ok {
+			e.val, e.found = val, true
+			n++
+		}
+	}
+	return n
 }

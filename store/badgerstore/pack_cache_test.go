@@ -1,0 +1,140 @@
+package badgerstore
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"testing"
+	"time"
+
+	"github.com/thriftbridge/thriftbridge/store"
+	"github.com/thriftbridge/thriftbridge/store/enginetest"
+)
+
+// TestPackCacheAnswersRepeatedBatches: batches into a row written before
+// read its packs from the cache from the third on, and lose nothing; a
+// batch into one super column, below the prefetch's bound, reads it from
+// the cache too.
+func TestPackCacheAnswersRepeatedBatches(t *testing.T) {
+	e, _, tb := openPackedFamily(t, 3600)
+	for i := 1; i <= 5; i++ {
+		enginetest.Apply(t, e, superBatch(tb, "k", fmt.Sprint("v", i), int64(i), "c0", "c1", "c2", "c3"))
+	}
+	st := e.packs.stats()
+	// Batch 1 creates the packs, batch 2 reads them from Badger and
+	// caches them, batches 3 to 5 read them from the cache.
+	if st.hits != 12 || st.entries != 4 {
+		t.Fatalf("pack cache: %+v (want 12 hits, 4 entries)", st)
+	}
+	enginetest.Apply(t, e, store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{
+		{Kind: store.OpPut, Super: []byte("b"), Name: []byte("new"), Value: []byte("n"), Timestamp: 6, HasTimestamp: true}}})
+	if got := e.packs.stats().hits; got != 13 {
+		t.Fatalf("a single put: %d hits, want 13", got)
+	}
+	res := enginetest.Slice(t, e, tb, "k", store.SliceQuery{Super: []byte("b"), Count: all})
+	if got := enginetest.CellsString(res.Cells); got != "c0=v5@5 c1=v5@5 c2=v5@5 c3=v5@5 new=n@6" {
+		t.Fatalf("b: %s", got)
+	}
+}
+
+// TestPackCacheChangesNoResult runs the same random writes, deletions,
+// expiring subcolumns, failed batches, rows written twice in a batch and
+// collections on two packed stores on one clock, one without a pack
+// cache, and compares every row after each step.
+func TestPackCacheChangesNoResult(t *testing.T) {
+	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	var engines [2]*Engine
+	var tables [2]*store.Table
+	grace := int32(5)
+	for i := range engines {
+		e := openLayout(t, t.TempDir(), false, clock)
+		t.Cleanup(func() { e.Close() })
+		engines[i] = e
+		tables[i] = enginetest.CreateTable(t, e, store.TableDef{Name: "S", Comparator: "UTF8Type", Super: true,
+			SubComparator: "UTF8Type", GCGraceSeconds: &grace})
+	}
+	engines[1].packs = nil
+	rng := rand.New(rand.NewSource(11))
+	supers := []string{"s1", "s2", "s3"}
+	rows := []string{"r0", "r1", "r2"}
+	ts := func() int64 { return clock.Now().UnixMicro() - int64(rng.Intn(3000)) }
+	rowOps := func() []store.Op {
+		var ops []store.Op
+		for n := 1 + rng.Intn(10); n > 0; n-- {
+			op := store.Op{Super: []byte(supers[rng.Intn(len(supers))]), Name: []byte(fmt.Sprint("c", rng.Intn(12))),
+				Timestamp: ts(), HasTimestamp: true}
+			switch r := rng.Intn(100); {
+			case r < 70:
+				op.Kind, op.Value = store.OpPut, []byte(fmt.Sprint(rng.Intn(100)))
+				if rng.Intn(4) == 0 {
+					op.TTL = int32(1 + rng.Intn(3))
+				}
+			case r < 85:
+				op.Kind = store.OpDeleteCell
+			case r < 92:
+				op.Kind, op.Name = store.OpDeleteSuper, nil
+			case r < 94:
+				op.Kind, op.Super, op.Name = store.OpDeleteRow, nil, nil
+			default:
+				op.Kind, op.Super, op.Name = store.OpDeleteRange, nil, nil
+				op.Start, op.Finish = []byte("s2"), []byte("s2")
+			}
+			ops = append(ops, op)
+		}
+		return ops
+	}
+	collected := 0
+	for step := 0; step < 800; step++ {
+		key := rows[rng.Intn(len(rows))]
+		batch := []store.RowMutation{{Key: []byte(key), Ops: rowOps()}}
+		if rng.Intn(6) == 0 {
+			// The same row again in the same transaction: its second
+			// read must see the first write, not the cache.
+			batch = append(batch, store.RowMutation{Key: []byte(key), Ops: rowOps()})
+		}
+		failed := rng.Intn(12) == 0
+		if failed {
+			// The packs are written, then the transaction fails.
+			batch = append(batch, store.RowMutation{Key: []byte(rows[rng.Intn(len(rows))]), Ops: []store.Op{{Kind: store.OpKind(250)}}})
+		}
+		for i, e := range engines {
+			rowsOf := make([]store.RowMutation, len(batch))
+			for j, m := range batch {
+				m.Table = tables[i]
+				rowsOf[j] = m
+			}
+			err := e.Apply(context.Background(), &store.Batch{Atomic: true, Rows: rowsOf})
+			if (err != nil) != failed {
+				t.Fatalf("step %d, engine %d: %v", step, i, err)
+			}
+		}
+		clock.Advance(time.Duration(rng.Intn(300)) * time.Millisecond)
+		if rng.Intn(60) == 0 {
+			clock.Advance(time.Duration(grace+1) * time.Second)
+			for i, e := range engines {
+				stats, err := e.CollectGarbage(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i == 0 {
+					collected += stats.Cells
+				}
+			}
+		}
+		for _, row := range rows {
+			var got [2]string
+			for i, e := range engines {
+				res := enginetest.Slice(t, e, tables[i], row, store.SliceQuery{Count: all})
+				got[i] = enginetest.SupersString(res.Supers)
+			}
+			if got[0] != got[1] {
+				t.Fatalf("step %d, row %s:\nwith the cache    %s\nwithout the cache %s", step, row, got[0], got[1])
+			}
+		}
+	}
+	st := engines[0].packs.stats()
+	if st.hits == 0 || collected == 0 {
+		t.Fatalf("the test missed a path: cache %+v, cells collected %d", st, collected)
+	}
+	t.Logf("pack cache: %+v; cells collected: %d", st, collected)
+}
