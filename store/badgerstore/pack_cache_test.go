@@ -110,16 +110,7 @@ func TestPackCacheChangesNoResult(t *testing.T) {
 		}
 		clock.Advance(time.Duration(rng.Intn(300)) * time.Millisecond)
 		if rng.Intn(60) == 0 {
-			clock.Advance(time.Duration(grace+1) * time.Second)
-			for i, e := range engines {
-				stats, err := e.CollectGarbage(context.Background())
-				if err != nil {
-					t.Fatal(err)
-				}
-				if i == 0 {
-					collected += stats.Cells
-				}
-			}
+			collected += collectAfterGrace(t, engines, clock, grace)
 		}
 		for _, row := range rows {
 			var got [2]string
