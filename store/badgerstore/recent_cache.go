@@ -18,9 +18,9 @@ import (
 //     replaying its writes of the cached kind of key in order, so the
 //     last write of a key decides. It does so while it still holds the
 //     rows' locks (writer.publish);
-//   - every other write of such a key invalidates the key's entry first,
-//     under the row's lock: a write whose transaction may still fail
-//     (one that fails publishes nothing), and garbage collection;
+//   - every write of such a key invalidates the key's entry first, under
+//     the row's lock: a writer's, whose transaction may still fail (one
+//     that fails publishes nothing), and garbage collection's;
 //   - an entry keeps the Badger expiry of its record, and answers nothing
 //     once Badger would no longer return the record;
 //   - dropped families' data ids are never used again.
@@ -105,10 +105,10 @@ func (c *recentCache) find(group int, key []byte) (*cacheShard, uint64, *cacheEn
 }
 
 // read calls use with the value stored under key (of the group of its
-// first group bytes, see find), if the cache knows it
-// and Badger would still return it at now (Unix seconds of the wall
-// clock, Badger's), and reports whether it did. The value is only valid
-// during the call, which holds the shard's lock.
+// first group bytes, see find), if the cache knows it and Badger would
+// still return it at now (Unix seconds of the wall clock, Badger's), and
+// reports whether it did. The value is only valid during the call, which
+// holds the shard's lock.
 func (c *recentCache) read(group int, key []byte, now int64, use func(val []byte)) bool {
 	if c == nil {
 		return false
@@ -139,10 +139,10 @@ func (c *recentCache) invalidate(group int, key []byte) {
 }
 
 // put records the value committed under key (of group, see find), with
-// its Badger expiry. A
-// key without an entry gets one only if admit: a user caches keys from
-// their second write on, so that a stream of keys each written once does
-// not churn the cache. A full shard starts again empty.
+// its Badger expiry. A key without an entry gets one only if admit: a
+// user caches keys from their second write on, so that a stream of keys
+// each written once does not churn the cache. A full shard starts again
+// empty.
 func (c *recentCache) put(group int, key, val []byte, expiresAt uint64, admit bool) {
 	if c == nil {
 		return
