@@ -10,8 +10,9 @@ import "time"
 // compaction replaces them. The engine keeps the packs it wrote lately,
 // from their second write on, and a write into one of them reads nothing
 // from Badger. A row's packs are one group of the cache: a batch into the
-// row reads nothing only if it finds them all. It is a recentCache (recent_cache.go), whose rules it
-// keeps:
+// row reads nothing only if it finds them all. Its share of the memory
+// budget is the counter cache's (MemorySizing.PackCache). It is a
+// recentCache (recent_cache.go), whose rules it keeps:
 //
 //   - a writer whose transaction committed publishes its writes of packs
 //     (writer.publish), the value and Badger expiry it wrote, or the

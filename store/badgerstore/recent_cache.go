@@ -39,9 +39,10 @@ const cacheShardMin = 16 << 10
 // recentCache maps keys to the values stored under them; a nil cache
 // holds nothing. Its user may group keys (a row's): the keys of a group
 // share a shard, so that they are kept and dropped together, and a write
-// that needs them all finds them all more often than each alone. It holds no pointers for the garbage collector to follow:
-// each shard keeps its keys and values in one byte arena, its entries in
-// one slice, and an index from the keys' hashes to the entries.
+// that needs them all finds them all more often than each alone. It
+// holds no pointers for the garbage collector to follow: each shard
+// keeps its keys and values in one byte arena, its entries in one slice,
+// and an index from the keys' hashes to the entries.
 type recentCache struct {
 	seed   maphash.Seed
 	shards [cacheShards]cacheShard
