@@ -34,11 +34,12 @@ type cursor struct {
 
 	// pack holds the subcolumns of the pack being expanded (pack.go), in
 	// the direction of travel, and packKey its key, the prefix of their
-	// logical keys.
-	pack    []packCell
-	pi      int
-	packKey []byte
-	keyBuf  []byte
+	// logical keys; they alias valBuf, or packBody if it was compressed.
+	pack     []packCell
+	packBody []byte
+	pi       int
+	packKey  []byte
+	keyBuf   []byte
 }
 
 type tieEntry struct {
@@ -164,7 +165,7 @@ func (c *cursor) step() (bool, error) {
 		c.valBuf = val
 		c.moved = false
 		if isPack(val) {
-			if c.pack, _, err = decodePack(val, c.pack[:0]); err != nil {
+			if c.pack, _, err = decodePack(val, c.pack[:0], &c.packBody); err != nil {
 				return false, fmt.Errorf("key %x: %w", k, err)
 			}
 			if len(c.pack) == 0 {

@@ -42,5 +42,6 @@
 // A value is a record: flags, the client timestamp, the TTL and expiry of an
 // expiring cell or the local deletion time of a tombstone, raw names where
 // the key cannot give them back, then the cell value (see record.go). A pack
-// holds the encoded names and records of a super column's subcolumns.
+// holds the encoded names and records of a super column's subcolumns,
+// compressed when that pays (see pack.go).
 package badgerstore

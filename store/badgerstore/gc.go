@@ -406,7 +406,7 @@ func (w *gcWalk) dropUnneededMarker(txn *badger.Txn) error {
 // which entries of their own would have lost to Badger's expiry.
 func (w *gcWalk) pack(txn *badger.Txn, key, val []byte) error {
 	rp := w.r.rp
-	cells, dissolved, err := decodePack(val, nil)
+	cells, dissolved, err := decodePack(val, nil, nil)
 	if err != nil {
 		return fmt.Errorf("key %x: %w", key, err)
 	}
@@ -459,7 +459,11 @@ func (w *gcWalk) pack(txn *badger.Txn, key, val []byte) error {
 	case len(kept) == 0 && !dissolved:
 		return txn.Delete(key)
 	default:
-		entry := badger.NewEntry(key, appendPack(nil, kept, dissolved))
+		packed := appendPack(nil, kept, dissolved)
+		if compressedTable(w.r.t) {
+			packed = compressPack(nil, packed)
+		}
+		entry := badger.NewEntry(key, packed)
 		if mortal && len(kept) > 0 {
 			entry.ExpiresAt = badgerExpiry(time.Now().Unix(), w.r.now, lastDeath, w.r.t.GCGrace())
 		}

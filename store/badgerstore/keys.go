@@ -64,18 +64,20 @@ type tableState struct {
 	// marked: a packed family whose rows with packs have a mark
 	// (rowmark.go).
 	marked bool
+	// compressed: a packed family that compresses its packs (pack.go).
+	compressed bool
 }
 
 // newTable resolves a persisted family definition stored under dataID,
-// with packs and row marks if its layout has them and it is a family that
-// can have them.
-func newTable(def store.TableDef, dataID uint32, packed, marked bool) (*store.Table, error) {
+// with packs, row marks and compressed packs if its layout has them and
+// it is a family that can have them.
+func newTable(def store.TableDef, dataID uint32, packed, marked, compressed bool) (*store.Table, error) {
 	t, err := store.NewTable(def)
 	if err != nil {
 		return nil, err
 	}
 	packed = packed && def.Super && !t.Counter
-	t.Backend = &tableState{dataID: dataID, packed: packed, marked: packed && marked}
+	t.Backend = &tableState{dataID: dataID, packed: packed, marked: packed && marked, compressed: packed && compressed}
 	return t, nil
 }
 
@@ -87,6 +89,11 @@ func packedTable(t *store.Table) bool {
 // markedTable reports whether a packed family marks its rows with packs.
 func markedTable(t *store.Table) bool {
 	return t.Backend.(*tableState).marked
+}
+
+// compressedTable reports whether a packed family compresses its packs.
+func compressedTable(t *store.Table) bool {
+	return t.Backend.(*tableState).compressed
 }
 
 // dataIDOf is the data id of a family this engine published (checkTable

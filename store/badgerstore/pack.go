@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"slices"
+
+	"github.com/klauspost/compress/s2"
 )
 
 // Packed super columns. Badger's cost is per entry: its log record, its
@@ -36,6 +38,15 @@ import (
 // Whether a family is packed is fixed when its data id is made (creation,
 // truncation), so the families of a store written before packs keep the
 // entry-per-subcolumn layout and everything they stored.
+//
+// Packs are compressed (S2's block format, a Snappy relative) in families
+// whose layout says so, when that saves an eighth or more. Every copy
+// Badger makes of a pack (its log record, its memtable node, the tables
+// that flushes and compactions write) then moves fewer bytes, and a read
+// of a row decompresses fewer blocks; the pack is decompressed where it
+// is decoded. Tables are compressed too, block by block, but only once
+// the pack has been copied into the log and the memtable, and the block
+// cache holds them decompressed.
 
 const (
 	// packMarker is the first byte of a pack: every record flag at once,
@@ -44,6 +55,8 @@ const (
 	packMarker byte = 0xff
 	// packDissolved: the pack's subcolumns live in entries of their own.
 	packDissolved byte = 1
+	// packCompressed: what follows the flags is compressed (compressPack).
+	packCompressed byte = 2
 
 	// A write into a pack reads and rewrites it, where an entry of its
 	// own is written without a read: the bounds keep that cost small
@@ -54,6 +67,13 @@ const (
 	// clients write them, still fits.
 	packMaxCells = 32
 	packMaxBytes = 2 << 10
+
+	// packCompressMin is the smallest pack worth trying to compress.
+	packCompressMin = 128
+	// packBodyMax bounds what a compressed pack may decompress to, far
+	// above any pack a write makes (packMaxBytes, or a single subcolumn
+	// larger than it): a corrupt length is refused, not allocated.
+	packBodyMax = 16 << 20
 )
 
 var errBadPack = errors.New("corrupt pack")
@@ -70,16 +90,34 @@ type packCell struct {
 }
 
 // decodePack appends the cells of a pack to dst, in comparator order, and
-// reports whether it is dissolved.
-func decodePack(val []byte, dst []packCell) ([]packCell, bool, error) {
+// reports whether it is dissolved. The cells alias val, or, for a
+// compressed pack, the buffer it is decompressed into: *body when it has
+// the room (else a new one, left in *body), or a new one when body is nil.
+func decodePack(val []byte, dst []packCell, body *[]byte) ([]packCell, bool, error) {
 	if len(val) < 2 || val[0] != packMarker {
 		return dst, false, errBadPack
 	}
-	if val[1]&^packDissolved != 0 {
+	if val[1]&^(packDissolved|packCompressed) != 0 {
 		return dst, false, errBadPack // flags this engine does not know
 	}
-	dissolved := val[1] == packDissolved
+	dissolved := val[1]&packDissolved != 0
 	src := val[2:]
+	if val[1]&packCompressed != 0 {
+		n, err := s2.DecodedLen(src)
+		if err != nil || n > packBodyMax {
+			return dst, false, errBadPack
+		}
+		var buf []byte
+		if body != nil {
+			buf = *body
+		}
+		if src, err = s2.Decode(buf, src); err != nil {
+			return dst, false, errBadPack
+		}
+		if body != nil {
+			*body = src
+		}
+	}
 	n, k := binary.Uvarint(src)
 	if k <= 0 || n > uint64(len(src)) {
 		return dst, false, errBadPack
@@ -132,6 +170,43 @@ func appendPack(dst []byte, cells []packCell, dissolved bool) []byte {
 	}
 	return dst
 }
+
+// packBodyLen is what a compressed pack decompresses to, in bytes; 0 for
+// a pack that is not compressed (or not a pack, or corrupt: decodePack
+// refuses those).
+func packBodyLen(val []byte) int {
+	if len(val) < 2 || val[0] != packMarker || val[1]&packCompressed == 0 {
+		return 0
+	}
+	n, err := s2.DecodedLen(val[2:])
+	if err != nil || n > packBodyMax {
+		return 0
+	}
+	return n
+}
+
+// compressPack returns pack (as appendPack encodes it) compressed into
+// dst if that saves an eighth of its cells' bytes or more, else pack. dst
+// must not overlap pack; with room for compressBound(len(pack)) bytes it
+// is used as it is.
+func compressPack(dst, pack []byte) []byte {
+	body := pack[2:]
+	if len(body) < packCompressMin || pack[1]&packCompressed != 0 {
+		return pack
+	}
+	dst = append(dst[:0], packMarker, pack[1]|packCompressed)
+	if cap(dst)-len(dst) < s2.MaxEncodedLen(len(body)) {
+		dst = slices.Grow(dst, s2.MaxEncodedLen(len(body)))
+	}
+	comp := s2.Encode(dst[len(dst):cap(dst)], body)
+	if len(comp) > len(body)-len(body)/8 {
+		return pack
+	}
+	return dst[:len(dst)+len(comp)]
+}
+
+// compressBound is the room compressPack may use for a pack of n bytes.
+func compressBound(n int) int { return 2 + s2.MaxEncodedLen(n) }
 
 // findPackCell returns the index of the cell named enc, or where it would
 // go, and whether it is there.

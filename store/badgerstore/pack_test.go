@@ -473,20 +473,27 @@ func FuzzDecodePack(f *testing.F) {
 	f.Add(appendPack(nil, []packCell{{enc: []byte("a"), rec: rec}, {enc: []byte("b"), rec: rec}}, false))
 	f.Add(appendPack(nil, nil, true))
 	f.Add([]byte{packMarker, 0, 1, 1, 'a', 2, 0, 0})
+	long := appendRecord(nil, &record{timestamp: 7, value: bytes.Repeat([]byte("v"), 200)})
+	f.Add(compressPack(nil, appendPack(nil, []packCell{{enc: []byte("a"), rec: long}, {enc: []byte("b"), rec: long}}, false)))
 	f.Fuzz(func(t *testing.T, val []byte) {
-		cells, dissolved, err := decodePack(val, nil)
+		cells, dissolved, err := decodePack(val, nil, nil)
 		if err != nil {
 			return
 		}
 		// What a pack decodes to survives its encoding (the lengths may
-		// have been written in longer varints than appendPack writes).
-		again, dissolvedAgain, err := decodePack(appendPack(nil, cells, dissolved), nil)
-		if err != nil || dissolvedAgain != dissolved || len(again) != len(cells) {
-			t.Fatalf("%x: decoded %d cells (dissolved %v), re-encoded: %d (%v), %v", val, len(cells), dissolved, len(again), dissolvedAgain, err)
-		}
-		for i := range cells {
-			if !bytes.Equal(again[i].enc, cells[i].enc) || !bytes.Equal(again[i].rec, cells[i].rec) {
-				t.Fatalf("%x: cell %d changed in its encoding", val, i)
+		// have been written in longer varints than appendPack writes),
+		// compressed or not.
+		plain := appendPack(nil, cells, dissolved)
+		for _, enc := range [][]byte{plain, compressPack(nil, plain)} {
+			body := make([]byte, 0, packBodyLen(enc))
+			again, dissolvedAgain, err := decodePack(enc, nil, &body)
+			if err != nil || dissolvedAgain != dissolved || len(again) != len(cells) {
+				t.Fatalf("%x: decoded %d cells (dissolved %v), re-encoded: %d (%v), %v", val, len(cells), dissolved, len(again), dissolvedAgain, err)
+			}
+			for i := range cells {
+				if !bytes.Equal(again[i].enc, cells[i].enc) || !bytes.Equal(again[i].rec, cells[i].rec) {
+					t.Fatalf("%x: cell %d changed in its encoding", val, i)
+				}
 			}
 		}
 		var r record
@@ -544,8 +551,8 @@ func TestNewerLayoutIsRefused(t *testing.T) {
 	if err := e.db.View(func(txn *badger.Txn) error { return readJSON(txn, metaKey, &meta) }); err != nil {
 		t.Fatal(err)
 	}
-	if meta.Format != formatRowMarks {
-		t.Fatalf("a store with a packed family records layout %d, want %d", meta.Format, formatRowMarks)
+	if meta.Format != formatCompressedPacks {
+		t.Fatalf("a store with a packed family records layout %d, want %d", meta.Format, formatCompressedPacks)
 	}
 	meta.Format = storeFormat + 1
 	err := e.db.Update(func(txn *badger.Txn) error {

@@ -139,7 +139,8 @@ func (w *writer) openPack(key []byte) (*openPack, error) {
 	if found {
 		w.markSeen = true // a stored pack implies its row's mark
 		var err error
-		if p.cells, p.dissolved, err = decodePack(val, p.cells); err != nil {
+		body := w.slab.scratch(packBodyLen(val))
+		if p.cells, p.dissolved, err = decodePack(val, p.cells, &body); err != nil {
 			return nil, fmt.Errorf("read super column: key %x: %w", key, err)
 		}
 		for _, c := range p.cells {
@@ -215,6 +216,9 @@ func (w *writer) flushPacks(rp []byte, t *store.Table) error {
 			}
 		}
 		val := appendPack(w.slab.scratch(packSize(kept)), kept, p.dissolved)
+		if compressedTable(t) {
+			val = compressPack(w.slab.scratch(compressBound(len(val))), val)
+		}
 		entry := w.entries.entry(p.key, val)
 		if mortal && len(kept) > 0 {
 			entry.ExpiresAt = w.badgerExpiry(lastDeath, grace)

@@ -2,7 +2,6 @@ package badgerstore
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -109,31 +108,13 @@ func TestPackedFamilyWithoutMarksReadsItsPacks(t *testing.T) {
 	tb := enginetest.CreateTable(t, e, store.TableDef{Name: "S", Comparator: "UTF8Type", Super: true, SubComparator: "UTF8Type"})
 	enginetest.Apply(t, e, superBatch(tb, "k", "1", 10, "x", "y"))
 
-	// Make the store one written before marks: layout 1, no marks.
-	err := e.db.Update(func(txn *badger.Txn) error {
-		var d keyspaceDoc
-		item, err := txn.Get(keyspaceKey("ks"))
-		if err != nil {
-			return err
-		}
-		if err := item.Value(func(v []byte) error { return json.Unmarshal(v, &d) }); err != nil {
-			return err
-		}
-		d.Tables[0].RowMarks = false
-		var meta metaDoc
-		if err := readJSON(txn, metaKey, &meta); err != nil {
-			return err
-		}
+	// Make the store one written before marks: layout 1, no marks (nor
+	// compression).
+	rewriteLayout(t, e, "ks", func(d *keyspaceDoc, meta *metaDoc) {
+		d.Tables[0].RowMarks, d.Tables[0].CompressedPacks = false, false
 		meta.Format = formatPacks
-		for k, v := range map[string]any{string(keyspaceKey("ks")): &d, string(metaKey): &meta} {
-			b, err := json.Marshal(v)
-			if err != nil {
-				return err
-			}
-			if err := txn.Set([]byte(k), b); err != nil {
-				return err
-			}
-		}
+	})
+	err := e.db.Update(func(txn *badger.Txn) error {
 		var s slab
 		rp, _ := e.rowPrefix(nil, tb, []byte("k"))
 		return txn.Delete(rowMarkKey(&s, rp))
@@ -161,20 +142,21 @@ func TestPackedFamilyWithoutMarksReadsItsPacks(t *testing.T) {
 		t.Fatal("a family without marks got one")
 	}
 
-	// Truncated, the family takes the engine's layout: marks.
+	// Truncated, the family takes the engine's layout: marks, and
+	// compressed packs.
 	if err := e.Truncate(context.Background(), "ks", "S"); err != nil {
 		t.Fatal(err)
 	}
 	tb, _ = e.Catalog().Table("ks", "S")
-	if !markedTable(tb) {
-		t.Fatal("the truncated family has no marks")
+	if !markedTable(tb) || !compressedTable(tb) {
+		t.Fatalf("the truncated family: marks %v, compressed packs %v", markedTable(tb), compressedTable(tb))
 	}
 	var meta metaDoc
 	if err := e.db.View(func(txn *badger.Txn) error { return readJSON(txn, metaKey, &meta) }); err != nil {
 		t.Fatal(err)
 	}
-	if meta.Format != formatRowMarks {
-		t.Fatalf("the store with a marked family records layout %d, want %d", meta.Format, formatRowMarks)
+	if meta.Format != formatCompressedPacks {
+		t.Fatalf("the store with a truncated family records layout %d, want %d", meta.Format, formatCompressedPacks)
 	}
 }
 

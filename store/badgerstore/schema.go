@@ -31,6 +31,9 @@ type tableDoc struct {
 	// RowMarks: the packed family marks each row that has packs
 	// (rowmark.go); packed families stored before marks existed do not.
 	RowMarks bool `json:"row_marks,omitempty"`
+	// CompressedPacks: the packed family compresses its packs (pack.go);
+	// packed families stored before compression existed do not.
+	CompressedPacks bool `json:"compressed_packs,omitempty"`
 }
 
 // metaDoc holds the engine's sequences and the data still to be dropped.
@@ -54,7 +57,10 @@ const (
 	// An engine that knows no marks would write packs without them, and
 	// a later one would then take those rows for empty.
 	formatRowMarks = 2
-	storeFormat    = formatRowMarks
+	// formatCompressedPacks: packs may be compressed (pack.go), which an
+	// engine that knows no compression would refuse as corrupt.
+	formatCompressedPacks = 3
+	storeFormat           = formatCompressedPacks
 )
 
 var metaKey = []byte{nsSchema, schemaMeta, 's', 'e', 'q'}
@@ -112,7 +118,7 @@ func buildCatalog(docs map[string]*keyspaceDoc) (*store.Catalog, error) {
 		d := docs[n]
 		ks := &store.Keyspace{Def: d.Def, Tables: make(map[string]*store.Table, len(d.Tables))}
 		for _, td := range d.Tables {
-			t, err := newTable(td.Def, td.DataID, td.Packed, td.RowMarks)
+			t, err := newTable(td.Def, td.DataID, td.Packed, td.RowMarks, td.CompressedPacks)
 			if err != nil {
 				return nil, err
 			}
@@ -243,12 +249,15 @@ type schemaTxn struct {
 // noteLayout records in the store's metadata the layout of a family it
 // creates or truncates, and returns the family's document.
 func (c *schemaTxn) noteLayout(def store.TableDef, dataID uint32, t *store.Table) tableDoc {
-	doc := tableDoc{Def: def, DataID: dataID, Packed: packedTable(t), RowMarks: markedTable(t)}
+	doc := tableDoc{Def: def, DataID: dataID, Packed: packedTable(t), RowMarks: markedTable(t), CompressedPacks: compressedTable(t)}
 	if doc.Packed {
 		c.meta.Format = max(c.meta.Format, formatPacks)
 	}
 	if doc.RowMarks {
 		c.meta.Format = max(c.meta.Format, formatRowMarks)
+	}
+	if doc.CompressedPacks {
+		c.meta.Format = max(c.meta.Format, formatCompressedPacks)
 	}
 	return doc
 }
@@ -278,7 +287,7 @@ func (c *schemaTxn) addTable(d *keyspaceDoc, def store.TableDef) error {
 	def.ID = c.meta.NextTableID
 	c.meta.NextTableID++
 	dataID := c.newDataID()
-	t, err := newTable(def, dataID, c.packSupers, c.packSupers)
+	t, err := newTable(def, dataID, c.packSupers, c.packSupers, c.packSupers)
 	if err != nil {
 		return err
 	}
@@ -374,13 +383,13 @@ func (e *Engine) UpdateTable(ctx context.Context, def store.TableDef) error {
 			return err
 		}
 		def.ID = d.Tables[i].Def.ID
-		next, err := newTable(def, d.Tables[i].DataID, d.Tables[i].Packed, d.Tables[i].RowMarks)
+		next, err := newTable(def, d.Tables[i].DataID, d.Tables[i].Packed, d.Tables[i].RowMarks, d.Tables[i].CompressedPacks)
 		if err != nil {
 			return err
 		}
 		// Checked against the definition as persisted, under the schema
 		// lock: the one the stored data was written with.
-		current, err := newTable(d.Tables[i].Def, d.Tables[i].DataID, d.Tables[i].Packed, d.Tables[i].RowMarks)
+		current, err := newTable(d.Tables[i].Def, d.Tables[i].DataID, d.Tables[i].Packed, d.Tables[i].RowMarks, d.Tables[i].CompressedPacks)
 		if err != nil {
 			return err
 		}
@@ -448,7 +457,7 @@ func (e *Engine) Truncate(ctx context.Context, keyspace, name string) error {
 		d.Tables[i].DataID = c.newDataID()
 		// The family is empty under its new data id: it takes the
 		// engine's layout for new families.
-		t, err := newTable(d.Tables[i].Def, d.Tables[i].DataID, c.packSupers, c.packSupers)
+		t, err := newTable(d.Tables[i].Def, d.Tables[i].DataID, c.packSupers, c.packSupers, c.packSupers)
 		if err != nil {
 			return err
 		}

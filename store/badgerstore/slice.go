@@ -465,7 +465,7 @@ func (r *reader) namedPackedCells(prefix []byte, keys [][]byte, nameType marshal
 	if !isPack(val) {
 		return false, nil
 	}
-	cells, dissolved, err := decodePack(val, nil)
+	cells, dissolved, err := decodePack(val, nil, nil)
 	if err != nil {
 		return false, fmt.Errorf("key %x: %w", prefix, err)
 	}

@@ -195,6 +195,8 @@ func (e *Engine) greatestTimestamp(ctx context.Context) (int64, error) {
 		defer it.Close()
 		var keyBuf []byte
 		var rec record
+		var cells []packCell
+		var body []byte
 		n := 0
 		for it.Rewind(); it.Valid(); it.Next() {
 			if n++; n%4096 == 0 {
@@ -224,8 +226,8 @@ func (e *Engine) greatestTimestamp(ctx context.Context) (int64, error) {
 			}
 			err := item.Value(func(v []byte) error {
 				if isPack(v) {
-					cells, _, err := decodePack(v, nil)
-					if err != nil {
+					var err error
+					if cells, _, err = decodePack(v, cells[:0], &body); err != nil {
 						return fmt.Errorf("pack %x: %w", k, err)
 					}
 					for _, c := range cells {
