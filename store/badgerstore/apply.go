@@ -173,6 +173,9 @@ func (e *Engine) releaseWriter(w *writer) {
 	clear(w.packs)
 	w.packs = w.packs[:0]
 	w.packCells.reset()
+	if cap(w.packBuf) > packBufKeep || cap(w.compBuf) > packBufKeep {
+		w.packBuf, w.compBuf = nil, nil // a pack of a large subcolumn
+	}
 	w.entries.reset()
 	w.slabKept = e.keepSlab(&w.slab)
 	w.old = record{}
@@ -221,6 +224,9 @@ type writer struct {
 	// (pack.go), written back when it ends.
 	packs     []openPack
 	packCells packCellArena
+	// packBuf and compBuf encode and compress a pack before it is copied
+	// into the slab, which then holds only the bytes written.
+	packBuf, compBuf []byte
 	// entries are the Badger entries of the transaction (entries.go).
 	entries entryArena
 	// counters are the writes of counter cells, for the counter cache

@@ -186,9 +186,8 @@ func packBodyLen(val []byte) int {
 }
 
 // compressPack returns pack (as appendPack encodes it) compressed into
-// dst if that saves an eighth of its cells' bytes or more, else pack. dst
-// must not overlap pack; with room for compressBound(len(pack)) bytes it
-// is used as it is.
+// dst (grown if it has not the room) if that saves an eighth of its
+// cells' bytes or more, else pack. dst must not overlap pack.
 func compressPack(dst, pack []byte) []byte {
 	body := pack[2:]
 	if len(body) < packCompressMin || pack[1]&packCompressed != 0 {
@@ -205,8 +204,9 @@ func compressPack(dst, pack []byte) []byte {
 	return dst[:len(dst)+len(comp)]
 }
 
-// compressBound is the room compressPack may use for a pack of n bytes.
-func compressBound(n int) int { return 2 + s2.MaxEncodedLen(n) }
+// packBufKeep bounds the buffers a writer keeps to encode and compress
+// packs in.
+const packBufKeep = 64 << 10
 
 // findPackCell returns the index of the cell named enc, or where it would
 // go, and whether it is there.

@@ -215,10 +215,14 @@ func (w *writer) flushPacks(rp []byte, t *store.Table) error {
 				return err
 			}
 		}
-		val := appendPack(w.slab.scratch(packSize(kept)), kept, p.dissolved)
+		val := appendPack(slices.Grow(w.packBuf[:0], packSize(kept)), kept, p.dissolved)
+		w.packBuf = val[:0]
 		if compressedTable(t) {
-			val = compressPack(w.slab.scratch(compressBound(len(val))), val)
+			if val = compressPack(w.compBuf, val); val[1]&packCompressed != 0 {
+				w.compBuf = val[:0]
+			}
 		}
+		val = w.slab.copy(val)
 		entry := w.entries.entry(p.key, val)
 		if mortal && len(kept) > 0 {
 			entry.ExpiresAt = w.badgerExpiry(lastDeath, grace)
