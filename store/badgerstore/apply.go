@@ -174,7 +174,7 @@ func (e *Engine) releaseWriter(w *writer) {
 	w.packs = w.packs[:0]
 	w.packCells.reset()
 	if cap(w.packBuf) > packBufKeep || cap(w.compBuf) > packBufKeep {
-		w.packBuf, w.compBuf = nil, nil // a pack of a large subcolumn
+		w.packBuf, w.compBuf = nil, nil
 	}
 	w.entries.reset()
 	w.slabKept = e.keepSlab(&w.slab)

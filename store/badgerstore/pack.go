@@ -71,8 +71,8 @@ const (
 	// packCompressMin is the smallest pack worth trying to compress.
 	packCompressMin = 128
 	// packBodyMax bounds what a compressed pack may decompress to, far
-	// above any pack a write makes (packMaxBytes, or a single subcolumn
-	// larger than it): a corrupt length is refused, not allocated.
+	// above any pack a write makes (a write past packMaxBytes dissolves
+	// the pack): a corrupt length is refused, not allocated.
 	packBodyMax = 16 << 20
 )
 
@@ -205,7 +205,7 @@ func compressPack(dst, pack []byte) []byte {
 }
 
 // packBufKeep bounds the buffers a writer keeps to encode and compress
-// packs in.
+// packs in, which packMaxBytes keeps far smaller.
 const packBufKeep = 64 << 10
 
 // findPackCell returns the index of the cell named enc, or where it would
