@@ -193,16 +193,16 @@ func compressPack(dst, pack []byte) []byte {
 	if len(body) < packCompressMin || pack[1]&packCompressed != 0 {
 		return pack
 	}
-	dst = append(dst[:0], packMarker, pack[1]|packCompressed)
-	if cap(dst)-len(dst) < s2.MaxEncodedLen(len(body)) {
-		dst = slices.Grow(dst, s2.MaxEncodedLen(len(body)))
-	}
+	dst = append(slices.Grow(dst[:0], compressRoom(pack)), packMarker, pack[1]|packCompressed)
 	comp := s2.Encode(dst[len(dst):cap(dst)], body)
 	if len(comp) > len(body)-len(body)/8 {
 		return pack
 	}
 	return dst[:len(dst)+len(comp)]
 }
+
+// compressRoom is the room compressPack may need for pack.
+func compressRoom(pack []byte) int { return 2 + s2.MaxEncodedLen(len(pack)-2) }
 
 // packBufKeep bounds the buffers a writer keeps to encode and compress
 // packs in, which packMaxBytes keeps far smaller.

@@ -218,9 +218,10 @@ func (w *writer) flushPacks(rp []byte, t *store.Table) error {
 		val := appendPack(slices.Grow(w.packBuf[:0], packSize(kept)), kept, p.dissolved)
 		w.packBuf = val[:0]
 		if compressedTable(t) {
-			if val = compressPack(w.compBuf, val); val[1]&packCompressed != 0 {
-				w.compBuf = val[:0]
-			}
+			// The buffer keeps its room whether the pack compresses or
+			// not.
+			w.compBuf = slices.Grow(w.compBuf[:0], compressRoom(val))
+			val = compressPack(w.compBuf, val)
 		}
 		val = w.slab.copy(val)
 		entry := w.entries.entry(p.key, val)
