@@ -122,9 +122,9 @@ func BenchmarkEngine(b *testing.B) {
 // GOMAXPROCS×4 (a server's connections): a Standard row of 20 columns
 // and a Super row of 10 super columns × 10 subcolumns, written into
 // random rows of 20,000, so that some rows are new and some are
-// overwritten, as in the load generator's runs. Values are zeros, as the
-// load generator's, except in the random kinds, whose values do not
-// compress.
+// overwritten, as in the load generator's runs. Values are zeros (the
+// load generator repeats one random value in every column), except in
+// the random kinds, whose values are distinct and do not compress.
 func BenchmarkApplyBatch(b *testing.B) {
 	for _, kind := range []struct {
 		name          string
