@@ -32,7 +32,7 @@ type params struct {
 	names      [][]byte // the --columns column names
 	supers     [][]byte // the super column names of batch-super
 	subnames   [][]byte // the subcolumn names of batch-super
-	value      []byte   // every value written
+	values     []byte   // the random bytes values are cut from
 	allColumns *cassandra.SlicePredicate
 }
 
@@ -47,15 +47,43 @@ func newParams(cfg *loadConfig) *params {
 	for i := range cfg.Subcolumns {
 		p.subnames = append(p.subnames, columnName(i))
 	}
-	// Values that do not compress, the same on every server.
+	// Random bytes, the same on every server: one value repeated, or a
+	// pool from which every column takes a value of its own.
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x7468726966746265))
-	p.value = make([]byte, cfg.ValueSize)
-	for i := range p.value {
-		p.value[i] = byte(rng.Uint32())
+	n := cfg.ValueSize
+	if cfg.Values == valuesDistinct {
+		n += distinctPool
+	}
+	p.values = make([]byte, n)
+	for i := range p.values {
+		p.values[i] = byte(rng.Uint32())
 	}
 	p.allColumns = &cassandra.SlicePredicate{SliceRange: &cassandra.SliceRange{
 		Start: []byte{}, Finish: []byte{}, Count: int32(cfg.Columns)}}
 	return p
+}
+
+// The kinds of --values.
+const (
+	valuesRepeat   = "repeat"
+	valuesDistinct = "distinct"
+)
+
+// distinctPool is how many more random bytes than a value --values
+// distinct draws values from: each value starts at a random offset, so no
+// two columns of a call share their bytes, and nothing is allocated per
+// value.
+const distinctPool = 1 << 20
+
+// value returns the value of the next column written: the one repeated
+// value, or a random window of the pool. The caller must not modify it.
+func (p *params) value(rng *rand.Rand) []byte {
+	size := p.cfg.ValueSize
+	if len(p.values) == size {
+		return p.values
+	}
+	off := rng.IntN(len(p.values) - size + 1)
+	return p.values[off : off+size : off+size]
 }
 
 // now is a client timestamp: microseconds since the epoch, as Thrift-era
@@ -387,7 +415,7 @@ func (t *target) preload(ctx context.Context) error {
 					muts := make([]*cassandra.Mutation, len(t.p.names))
 					for j, name := range t.p.names {
 						muts[j] = &cassandra.Mutation{ColumnOrSupercolumn: &cassandra.ColumnOrSuperColumn{
-							Column: &cassandra.Column{Name: name, Value: t.p.value, Timestamp: &ts}}}
+							Column: &cassandra.Column{Name: name, Value: t.p.value(w.rng), Timestamp: &ts}}}
 					}
 					rows[string(preloadedKey(i))] = map[string][]*cassandra.Mutation{cfPreloaded: muts}
 				}

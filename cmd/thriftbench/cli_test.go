@@ -30,6 +30,7 @@ func TestCommandLineRefusals(t *testing.T) {
 		{[]string{"--rounds", "0"}, "--rounds"},
 		{[]string{"--columns", "0"}, "--columns"},
 		{[]string{"--value-size", "-1"}, "--value-size"},
+		{[]string{"--values", "zeros"}, `--values must be repeat or distinct, not "zeros"`},
 		{[]string{"--range-rows", "100000"}, "--range-rows"},
 		{[]string{"--preload", "0", "--mode", "get"}, "--preload must be at least 1"},
 		{[]string{"--keyspace", "bad-name"}, "not a keyspace name"},

@@ -32,6 +32,7 @@ type loadConfig struct {
 	Keys         int           `json:"keys"`
 	Columns      int           `json:"columns"`
 	ValueSize    int           `json:"value_size"`
+	Values       string        `json:"values"`
 	Preload      int           `json:"preload"`
 	SuperColumns int           `json:"super_columns"`
 	Subcolumns   int           `json:"subcolumns"`
@@ -61,6 +62,7 @@ func registerLoadFlags(fs *flag.FlagSet, c *loadConfig, withAddr bool) {
 	fs.IntVar(&c.Keys, "keys", 100000, "rows the write modes (insert, batch, batch-super, counter) pick from")
 	fs.IntVar(&c.Columns, "columns", 20, "columns of a preloaded row, of a slice, of a batch and of a range row")
 	fs.IntVar(&c.ValueSize, "value-size", 64, "bytes of each column value")
+	fs.StringVar(&c.Values, "values", valuesRepeat, "what the values hold: "+valuesRepeat+" (one random value in every column, which compresses across the columns of a row) or "+valuesDistinct+" (a different random value in every column, which does not compress)")
 	fs.IntVar(&c.Preload, "preload", 10000, "rows of --columns columns written before the read modes (get, slice, range, mixed)")
 	fs.IntVar(&c.SuperColumns, "super-columns", 10, "super columns of a batch-super call")
 	fs.IntVar(&c.Subcolumns, "subcolumns", 10, "subcolumns of each super column of a batch-super call")
@@ -101,6 +103,8 @@ func (c *loadConfig) validate() error {
 		return usagef("--columns must be between 1 and %d", maxColumns)
 	case c.ValueSize < 0 || c.ValueSize > maxValueSize:
 		return usagef("--value-size must be between 0 and %d", maxValueSize)
+	case c.Values != valuesRepeat && c.Values != valuesDistinct:
+		return usagef("--values must be %s or %s, not %q", valuesRepeat, valuesDistinct, c.Values)
 	case c.Preload < 0:
 		return usagef("--preload must not be negative")
 	case c.SuperColumns < 1 || c.Subcolumns < 1 || c.SuperColumns*c.Subcolumns > maxCells:
@@ -197,6 +201,6 @@ func (c *loadConfig) describe() string {
 	if c.Rounds > 1 {
 		warm = fmt.Sprintf("%s, best of %d rounds", warm, c.Rounds)
 	}
-	return fmt.Sprintf("%d connections, %s per mode %s; %d columns of %d bytes, %d preloaded rows, %d write keys, batch-super %dx%d, range %d rows",
-		c.Connections, c.Duration, warm, c.Columns, c.ValueSize, c.Preload, c.Keys, c.SuperColumns, c.Subcolumns, c.RangeRows)
+	return fmt.Sprintf("%d connections, %s per mode %s; %d columns of %d bytes (%s values), %d preloaded rows, %d write keys, batch-super %dx%d, range %d rows",
+		c.Connections, c.Duration, warm, c.Columns, c.ValueSize, c.Values, c.Preload, c.Keys, c.SuperColumns, c.Subcolumns, c.RangeRows)
 }

@@ -231,7 +231,7 @@ func (d *directCQL) close(ctx context.Context) error {
 }
 
 func directInsert(ctx context.Context, d *directCQL, w *directWorker) (int, error) {
-	return 1, d.session.Query(d.insert, writeKey(w.rng.IntN(d.cfg.Keys)), d.p.names[w.rng.IntN(len(d.p.names))], d.p.value, now()).
+	return 1, d.session.Query(d.insert, writeKey(w.rng.IntN(d.cfg.Keys)), d.p.names[w.rng.IntN(len(d.p.names))], d.p.value(w.rng), now()).
 		ExecContext(ctx)
 }
 
@@ -266,7 +266,7 @@ func directBatch(ctx context.Context, d *directCQL, w *directWorker) (int, error
 	key, ts := writeKey(w.rng.IntN(d.cfg.Keys)), now()
 	b := d.session.Batch(gocql.UnloggedBatch)
 	for _, name := range d.p.names {
-		b.Query(d.insert, key, name, d.p.value, ts)
+		b.Query(d.insert, key, name, d.p.value(w.rng), ts)
 	}
 	return len(d.p.names), b.ExecContext(ctx)
 }

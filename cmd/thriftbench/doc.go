@@ -41,7 +41,12 @@
 // thriftbench works in a keyspace of its own (--keyspace, "thriftbench"):
 // it creates it with four families (Preloaded, Writes, Supers, Counters),
 // writes --preload rows of --columns columns of --value-size bytes into
-// Preloaded for the read modes, and drops it at the end. It refuses to
+// Preloaded for the read modes, and drops it at the end. The values are
+// random bytes, the same on every server for a --seed: with --values
+// repeat (the default) every column holds one value, so a row's cells
+// compress well, as rows of repeated names and numbers do; with --values
+// distinct every column written holds a value of its own, which does not
+// compress, the worst case for a server that compresses its data. It refuses to
 // touch a keyspace that already exists, which it did not create, unless
 // --reuse is given; a reused keyspace is not dropped.
 //

@@ -57,7 +57,7 @@ func superName(i int) []byte    { return fmt.Appendf(nil, "s%05d", i) }
 
 func opInsert(ctx context.Context, w *worker) (int, error) {
 	ts := now()
-	col := &cassandra.Column{Name: w.p.names[w.rng.IntN(len(w.p.names))], Value: w.p.value, Timestamp: &ts}
+	col := &cassandra.Column{Name: w.p.names[w.rng.IntN(len(w.p.names))], Value: w.p.value(w.rng), Timestamp: &ts}
 	return 1, w.c.Insert(ctx, writeKey(w.rng.IntN(w.p.cfg.Keys)), &cassandra.ColumnParent{ColumnFamily: cfWrites}, col, cl)
 }
 
@@ -84,7 +84,7 @@ func opBatch(ctx context.Context, w *worker) (int, error) {
 	muts := make([]*cassandra.Mutation, len(w.p.names))
 	for i, name := range w.p.names {
 		muts[i] = &cassandra.Mutation{ColumnOrSupercolumn: &cassandra.ColumnOrSuperColumn{
-			Column: &cassandra.Column{Name: name, Value: w.p.value, Timestamp: &ts}}}
+			Column: &cassandra.Column{Name: name, Value: w.p.value(w.rng), Timestamp: &ts}}}
 	}
 	key := string(writeKey(w.rng.IntN(w.p.cfg.Keys)))
 	return len(muts), w.c.BatchMutate(ctx, map[string]map[string][]*cassandra.Mutation{key: {cfWrites: muts}}, cl)
@@ -97,7 +97,7 @@ func opBatchSuper(ctx context.Context, w *worker) (int, error) {
 	for i, sname := range w.p.supers {
 		subs := make([]*cassandra.Column, len(w.p.subnames))
 		for j, name := range w.p.subnames {
-			subs[j] = &cassandra.Column{Name: name, Value: w.p.value, Timestamp: &ts}
+			subs[j] = &cassandra.Column{Name: name, Value: w.p.value(w.rng), Timestamp: &ts}
 		}
 		cells += len(subs)
 		muts[i] = &cassandra.Mutation{ColumnOrSupercolumn: &cassandra.ColumnOrSuperColumn{
