@@ -239,6 +239,7 @@ type badgerCollector struct {
 	counterCacheBytes      *prometheus.Desc
 	packCache              *prometheus.Desc
 	packCacheBytes         *prometheus.Desc
+	allocatorsReleased     *prometheus.Desc
 }
 
 func newBadgerCollector(engine *badgerstore.Engine, logger *slog.Logger) *badgerCollector {
@@ -266,6 +267,8 @@ func newBadgerCollector(engine *badgerstore.Engine, logger *slog.Logger) *badger
 			[]string{"result"}, nil),
 		packCacheBytes: prometheus.NewDesc("thriftd_badger_pack_cache_bytes",
 			"Memory of the pack cache: its entries, their keys and values and its index, as allocated.", nil, nil),
+		allocatorsReleased: prometheus.NewDesc("thriftd_badger_idle_allocator_bytes_released_total",
+			"Bytes of the idle buffers of Badger's table builders that the store released, rather than leave them pooled.", nil, nil),
 	}
 }
 
@@ -280,6 +283,7 @@ func (c *badgerCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.counterCacheBytes
 	ch <- c.packCache
 	ch <- c.packCacheBytes
+	ch <- c.allocatorsReleased
 }
 
 // Collect implements prometheus.Collector. A store that cannot tell its
@@ -301,6 +305,7 @@ func (c *badgerCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.packCache, prometheus.CounterValue, float64(st.PackCacheHits), "hit")
 	ch <- prometheus.MustNewConstMetric(c.packCache, prometheus.CounterValue, float64(st.PackCacheMisses), "miss")
 	ch <- prometheus.MustNewConstMetric(c.packCacheBytes, prometheus.GaugeValue, float64(st.PackCacheBytes))
+	ch <- prometheus.MustNewConstMetric(c.allocatorsReleased, prometheus.CounterValue, float64(st.AllocatorBytesReleased))
 	for _, l := range st.Levels {
 		level := strconv.Itoa(l.Level)
 		ch <- prometheus.MustNewConstMetric(c.levelBytes, prometheus.GaugeValue, float64(l.Bytes), level)

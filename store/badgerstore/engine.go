@@ -95,6 +95,9 @@ type Engine struct {
 	// unmarkedRows counts the row mutations that read no pack: their row
 	// had no mark (rowmark.go).
 	unmarkedRows atomic.Int64
+	// allocatorBytesReleased counts the bytes of the idle table
+	// allocators taken out of Badger's pool and released (allocpool.go).
+	allocatorBytesReleased atomic.Int64
 	// counters caches the counters updated last (counter_cache.go).
 	counters *counterCache
 	// packs caches the packs of super columns written last
@@ -198,7 +201,21 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if !opts.InMemory {
 		e.startTrimming(opts.Dir)
 	}
+	e.startDrainingAllocators()
 	return e, nil
+}
+
+// startDrainingAllocators starts the periodic release of the idle
+// allocators of Badger's table builders (allocpool.go).
+func (e *Engine) startDrainingAllocators() {
+	pool, err := badgerAllocatorPool(e.db)
+	if err != nil {
+		e.log.Warn("Badger's idle table allocators will stay in memory", "err", err)
+		return
+	}
+	e.every(poolDrainInterval, func(context.Context) {
+		e.allocatorBytesReleased.Add(drainAllocatorPool(pool))
+	})
 }
 
 // trimInterval is how often the engine checks the resident pages of its

@@ -16,6 +16,8 @@ import (
 //   - the block cache (256 MiB by default), which holds decompressed
 //     blocks;
 //   - compaction: NumCompactors compactions build tables at once;
+//   - the table builders' allocators, which Badger pools and the engine
+//     releases once idle (allocpool.go);
 //   - the pages of the mapped table files, resident once written or read
 //     (see maptrim_linux.go).
 //

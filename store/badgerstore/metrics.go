@@ -41,6 +41,9 @@ type Stats struct {
 	// it did not; PackCacheBytes is the memory it has allocated
 	// (pack_cache.go).
 	PackCacheHits, PackCacheMisses, PackCacheBytes int64
+	// AllocatorBytesReleased counts the bytes of the idle allocators of
+	// Badger's table builders that the engine released (allocpool.go).
+	AllocatorBytesReleased int64
 }
 
 // LevelStats is one level of the LSM tree.
@@ -61,7 +64,8 @@ func (e *Engine) Stats() (Stats, error) {
 	cc, pc := e.counters.stats(), e.packs.stats()
 	st := Stats{GroupedWrites: e.groupedWrites.Load(), AloneAfterGroup: e.aloneAfterGroup.Load(),
 		CounterCacheHits: cc.hits, CounterCacheMisses: cc.misses, CounterCacheBytes: cc.bytes,
-		PackCacheHits: pc.hits, PackCacheMisses: pc.misses, PackCacheBytes: pc.bytes}
+		PackCacheHits: pc.hits, PackCacheMisses: pc.misses, PackCacheBytes: pc.bytes,
+		AllocatorBytesReleased: e.allocatorBytesReleased.Load()}
 	for _, l := range e.db.Levels() {
 		st.Levels = append(st.Levels, LevelStats{Level: l.Level, Tables: l.NumTables, Bytes: l.Size})
 		st.LSMBytes += l.Size
