@@ -19,8 +19,9 @@ import (
 // in buffers that double). The pool holds up to 8 idle allocators and
 // gives one back to the runtime only after 2 s in which no table was
 // begun, which a steady write load never allows. Under inserts of 2 KB
-// random values thriftd's resident set reached 1.35 GB with a budget of
-// 256 MiB, and kept 630 MB once the load stopped (docs/PERFORMANCE.md).
+// random values thriftd's resident set reached 1.35-1.56 GB with a budget
+// of 256 MiB, and kept 650-740 MB 5 s after the load stopped
+// (docs/PERFORMANCE.md).
 //
 // Badger has no option for its pool. The engine therefore reads the
 // pool's address once, after badger.Open (the DB's unexported field
