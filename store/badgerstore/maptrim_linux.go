@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
 
@@ -92,15 +93,21 @@ func (m *mappedTrimmer) trim() (int, error) {
 
 // trimMappedTables is the engine's periodic check.
 func (e *Engine) trimMappedTables(ctx context.Context) {
-	over, err := e.trimmer.overLimit()
+	e.trimmer.trimIfOver(ctx, e.log)
+}
+
+// trimIfOver trims when the process's file-backed resident memory is
+// over the limit, and logs what it did or what failed.
+func (m *mappedTrimmer) trimIfOver(ctx context.Context, log *slog.Logger) {
+	over, err := m.overLimit()
 	if err == nil && over {
 		var n int
-		n, err = e.trimmer.trim()
+		n, err = m.trim()
 		if n > 0 {
-			e.log.DebugContext(ctx, "asked the kernel to reclaim mapped tables", "tables", n)
+			log.DebugContext(ctx, "asked the kernel to reclaim mapped tables", "tables", n)
 		}
 	}
 	if err != nil {
-		e.log.WarnContext(ctx, "mapped tables", "err", err)
+		log.WarnContext(ctx, "mapped tables", "err", err)
 	}
 }

@@ -2,7 +2,10 @@
 
 package badgerstore
 
-import "context"
+import (
+	"context"
+	"log/slog"
+)
 
 // mappedTrimmer reclaims the pages of mapped table files on Linux only
 // (see maptrim_linux.go); elsewhere the kernel manages them alone.
@@ -11,3 +14,5 @@ type mappedTrimmer struct{}
 func newMappedTrimmer(string, int64) (*mappedTrimmer, error) { return nil, nil }
 
 func (e *Engine) trimMappedTables(context.Context) {}
+
+func (m *mappedTrimmer) trimIfOver(context.Context, *slog.Logger) {}
