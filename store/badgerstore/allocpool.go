@@ -23,13 +23,14 @@ import (
 // of 256 MiB, and kept 650-740 MB 5 s after the load stopped
 // (docs/PERFORMANCE.md).
 //
-// Badger has no option for its pool. The engine therefore reads the
-// pool's address once, after badger.Open (the DB's unexported field
-// allocPool: a read, ordered after Open's write of it), and every
-// poolDrainInterval takes every idle allocator out of the pool and
-// releases it, through the pool's own goroutine-safe methods. A table
-// begun within an interval of another's end still reuses its allocator;
-// no allocator stays idle longer than an interval.
+// Badger has no option for its pool. The engine (and a restore, see
+// startRestoreUpkeep) therefore reads the pool's address once, after
+// badger.Open (the DB's unexported field allocPool: a read, ordered
+// after Open's write of it), and every poolDrainInterval takes every
+// idle allocator out of the pool and releases it, through the pool's own
+// goroutine-safe methods. A table begun within an interval of another's
+// end still reuses its allocator; no allocator stays idle longer than an
+// interval.
 
 // poolDrainInterval is how long an idle allocator may stay in Badger's
 // pool.
