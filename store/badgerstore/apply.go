@@ -172,6 +172,7 @@ func (e *Engine) releaseWriter(w *writer) {
 	w.packWrites = w.packWrites[:0]
 	clear(w.packs)
 	w.packs = w.packs[:0]
+	w.lastPack.super = nil
 	w.packCells.reset()
 	if cap(w.packBuf) > packBufKeep || cap(w.compBuf) > packBufKeep {
 		w.packBuf, w.compBuf = nil, nil
@@ -224,6 +225,13 @@ type writer struct {
 	// (pack.go), written back when it ends.
 	packs     []openPack
 	packCells packCellArena
+	// lastPack is the pack the row mutation's last cell went to: the
+	// cells of one super column come one after the other, and find it
+	// without making its key again.
+	lastPack struct {
+		super []byte
+		index int
+	}
 	// packBuf and compBuf encode and compress a pack before it is copied
 	// into the slab, which then holds only the bytes written.
 	packBuf, compBuf []byte
@@ -271,6 +279,7 @@ func (w *writer) row(m *store.RowMutation) error {
 	}()
 	w.packs = w.packs[:0]
 	w.packCells.reset()
+	w.lastPack.super = nil
 	for i := range m.Ops {
 		op := &m.Ops[i]
 		var err error
@@ -491,6 +500,15 @@ func (w *writer) repeatedNames(ops []store.Op) bool {
 				}
 			}
 		}
+		return false
+	}
+	// Clients mostly send a row's cells in order: names in strictly
+	// increasing order repeat none, which one pass shows.
+	increasing := true
+	for i := 1; i < len(w.order) && increasing; i++ {
+		increasing = cmp(w.order[i-1], w.order[i]) < 0
+	}
+	if increasing {
 		return false
 	}
 	slices.SortFunc(w.order, cmp)

@@ -28,14 +28,22 @@ type openPack struct {
 // family into its super column's pack, unless the super column is not
 // packed or the cell cannot join it.
 func (w *writer) packCell(rp []byte, t *store.Table, super, name []byte, rec *record, ttl int32) error {
-	pk := superPackKey(&w.slab, rp, t, super)
-	if len(pk)+packNameRoom > truncatedLen {
-		return w.putCell(rp, t, super, name, rec, ttl)
+	var p *openPack
+	if w.lastPack.super != nil && bytes.Equal(super, w.lastPack.super) {
+		p = &w.packs[w.lastPack.index]
+	} else {
+		pk := superPackKey(&w.slab, rp, t, super)
+		if len(pk)+packNameRoom > truncatedLen {
+			return w.putCell(rp, t, super, name, rec, ttl)
+		}
+		i, err := w.openPack(pk)
+		if err != nil {
+			return err
+		}
+		w.lastPack.super, w.lastPack.index = super, i
+		p = &w.packs[i]
 	}
-	p, err := w.openPack(pk)
-	if err != nil {
-		return err
-	}
+	pk := p.key
 	if p.dissolved {
 		return w.putCell(rp, t, super, name, rec, ttl)
 	}
@@ -110,12 +118,12 @@ func (a *packCellArena) reset() {
 	a.cells = a.cells[:0]
 }
 
-// openPack returns the pack under key, reading it on first use in the row
-// mutation.
-func (w *writer) openPack(key []byte) (*openPack, error) {
+// openPack returns the index in w.packs of the pack under key, reading it
+// on first use in the row mutation.
+func (w *writer) openPack(key []byte) (int, error) {
 	for i := len(w.packs) - 1; i >= 0; i-- {
 		if bytes.Equal(w.packs[i].key, key) {
-			return &w.packs[i], nil
+			return i, nil
 		}
 	}
 	// The pack's cells alias the value, which must outlive later reads: a
@@ -129,7 +137,7 @@ func (w *writer) openPack(key []byte) (*openPack, error) {
 	} else {
 		read, ok, err := w.getValue(key)
 		if err != nil {
-			return nil, fmt.Errorf("read super column: %w", err)
+			return 0, fmt.Errorf("read super column: %w", err)
 		}
 		if found = ok; found {
 			val = w.slab.copy(read)
@@ -141,14 +149,14 @@ func (w *writer) openPack(key []byte) (*openPack, error) {
 		var err error
 		body := w.slab.scratch(packBodyLen(val))
 		if p.cells, p.dissolved, err = decodePack(val, p.cells, &body); err != nil {
-			return nil, fmt.Errorf("read super column: key %x: %w", key, err)
+			return 0, fmt.Errorf("read super column: key %x: %w", key, err)
 		}
 		for _, c := range p.cells {
 			p.size += packCellSize(c)
 		}
 	}
 	w.packs = append(w.packs, p)
-	return &w.packs[len(w.packs)-1], nil
+	return len(w.packs) - 1, nil
 }
 
 // dissolve moves the subcolumns of a pack to entries of their own and
@@ -241,5 +249,6 @@ func (w *writer) flushPacks(rp []byte, t *store.Table) error {
 		}
 	}
 	w.packs = w.packs[:0]
+	w.lastPack.super = nil
 	return nil
 }

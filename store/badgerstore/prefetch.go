@@ -132,6 +132,10 @@ func (w *writer) prefetchCells(rp []byte, m *store.RowMutation) error {
 	if n < prefetchMinCells {
 		return nil
 	}
+	// The cells of one super column come one after the other in a
+	// mutation: in a packed family they read one pack, whose key is made
+	// once for them all.
+	var lastSuper []byte
 	for i := range m.Ops {
 		op := &m.Ops[i]
 		if !reads(op) {
@@ -140,6 +144,10 @@ func (w *writer) prefetchCells(rp []byte, m *store.RowMutation) error {
 		var key []byte
 		pack := packed && op.Super != nil
 		if pack {
+			if lastSuper != nil && bytes.Equal(op.Super, lastSuper) {
+				continue
+			}
+			lastSuper = op.Super
 			key = superPackKey(&w.slab, rp, t, op.Super)
 		} else {
 			key = cellKey(&w.slab, rp, t, op.Super, op.Name)
