@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/apache/thrift/lib/go/thrift"
+
+	"github.com/thriftbridge/thriftbridge/internal/slabprotocol"
 )
 
 const (
@@ -51,8 +53,9 @@ type frameTransport struct {
 	reader *bufio.Reader
 	limit  uint32
 
-	frame []byte // the current request frame
-	pos   int    // read position in frame
+	// Frame is the current request frame, read by the protocol
+	// (slabprotocol.FrameProtocol) from memory.
+	slabprotocol.Frame
 
 	reply []byte // frameHeaderLen placeholder bytes, then the reply
 
@@ -89,8 +92,9 @@ func (t *frameTransport) readFrame() error {
 	if size > t.limit {
 		return &frameTooLargeError{size: size, limit: t.limit}
 	}
-	t.pos = 0
-	if err := t.readBody(int(size)); err != nil {
+	// The buffer grows with the bytes that arrive: a client announcing a
+	// large frame and sending little of it costs little memory.
+	if err := t.ReadBody(t.reader, int(size)); err != nil {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
@@ -102,70 +106,15 @@ func (t *frameTransport) readFrame() error {
 	return nil
 }
 
-// frameGrowStep is the most a frame buffer grows by before the bytes for
-// it have arrived.
-const frameGrowStep = 64 << 10
-
-// readBody reads a frame body of size bytes into t.frame. The buffer
-// grows with the bytes that arrive, at most doubling, so that a client
-// announcing a large frame and sending little of it costs little memory.
-func (t *frameTransport) readBody(size int) error {
-	if cap(t.frame) >= size {
-		t.frame = t.frame[:size]
-		_, err := io.ReadFull(t.reader, t.frame)
-		return err
-	}
-	t.frame = t.frame[:0]
-	for len(t.frame) < size {
-		n := len(t.frame)
-		step := min(size-n, max(n, frameGrowStep))
-		if cap(t.frame) < n+step {
-			grown := make([]byte, n, n+step)
-			copy(grown, t.frame)
-			t.frame = grown
-		}
-		t.frame = t.frame[:n+step]
-		if _, err := io.ReadFull(t.reader, t.frame[n:]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // endRequest releases the request frame if it was large, so that an idle
 // connection holds little memory.
 func (t *frameTransport) endRequest() {
-	if cap(t.frame) > retainedBufferLimit {
-		t.frame = nil
+	if cap(t.Buf) > retainedBufferLimit {
+		t.Buf = nil
 	}
-	t.frame = t.frame[:0]
-	t.pos = 0
+	t.Buf = t.Buf[:0]
+	t.Pos = 0
 }
-
-// Read reads from the current frame; past its end it returns io.EOF (a
-// message never continues into the next frame).
-func (t *frameTransport) Read(p []byte) (int, error) {
-	if t.pos >= len(t.frame) {
-		return 0, io.EOF
-	}
-	n := copy(p, t.frame[t.pos:])
-	t.pos += n
-	return n, nil
-}
-
-// ReadByte implements io.ByteReader.
-func (t *frameTransport) ReadByte() (byte, error) {
-	if t.pos >= len(t.frame) {
-		return 0, io.EOF
-	}
-	c := t.frame[t.pos]
-	t.pos++
-	return c, nil
-}
-
-// RemainingBytes is what is left of the current frame; the protocol uses
-// it to refuse lengths that cannot fit.
-func (t *frameTransport) RemainingBytes() uint64 { return uint64(len(t.frame) - t.pos) }
 
 // Write appends to the reply.
 func (t *frameTransport) Write(p []byte) (int, error) {

@@ -295,7 +295,7 @@ func encodeCall(tb testing.TB, method string, args thrift.TStruct) []byte {
 // are read whole and as sent, never beyond the limit (in length or in
 // memory), and reading ends with an error at the end of the input.
 func FuzzFrameTransport(f *testing.F) {
-	const limit = 256 << 10 // a few times frameGrowStep: the buffer grows
+	const limit = 256 << 10 // a few times slabprotocol's growth step: the buffer grows
 	f.Add([]byte{0, 0, 0, 0})
 	f.Add(binary.BigEndian.AppendUint32(nil, limit+1))
 	f.Add(append(binary.BigEndian.AppendUint32(nil, limit), bytes.Repeat([]byte{7}, 1000)...))
@@ -338,8 +338,8 @@ func FuzzFrameTransport(f *testing.F) {
 				}
 				break frames
 			}
-			if cap(ft.frame) > limit {
-				t.Fatalf("a buffer of %d bytes for a frame of %d (limit %d)", cap(ft.frame), len(ft.frame), limit)
+			if cap(ft.Buf) > limit {
+				t.Fatalf("a buffer of %d bytes for a frame of %d (limit %d)", cap(ft.Buf), len(ft.Buf), limit)
 			}
 			size := binary.BigEndian.Uint32(rest)
 			sent := rest[frameHeaderLen : frameHeaderLen+size]

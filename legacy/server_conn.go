@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/apache/thrift/lib/go/thrift"
+	"github.com/thriftbridge/thriftbridge/internal/slabprotocol"
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
@@ -37,6 +38,11 @@ type serverConn struct {
 	state   atomic.Int32
 }
 
+// requestFieldChunks is how the binary fields of a request (row keys,
+// names, values) are handed out: pieces of 8 KiB chunks, and an
+// allocation of its own for a field of 1 KiB or more.
+var requestFieldChunks = slabprotocol.Chunks{Size: 8 << 10, Own: 1 << 10}
+
 func newServerConn(s *Server, nc net.Conn, id uint64) *serverConn {
 	frames := newFrameTransport(nc, s.frameLimit)
 	frames.writeTimeout = s.cfg.IdleTimeout
@@ -46,7 +52,7 @@ func newServerConn(s *Server, nc net.Conn, id uint64) *serverConn {
 		server:  s,
 		netConn: nc,
 		frames:  frames,
-		in:      messageRecorder{TProtocol: newFrameProtocol(protocol, frames, s.protocol)},
+		in:      messageRecorder{TProtocol: slabprotocol.NewFrameProtocol(protocol, &frames.Frame, s.protocol, requestFieldChunks)},
 		out:     newReplyProtocol(protocol, frames),
 		session: NewSession(id, nc.RemoteAddr()),
 		log:     s.logger.With("conn", id, "remote", nc.RemoteAddr().String()),

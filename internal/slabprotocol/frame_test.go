@@ -1,4 +1,4 @@
-package legacy
+package slabprotocol
 
 import (
 	"context"
@@ -107,29 +107,44 @@ func randomFrame(rng *rand.Rand) []byte {
 	return f
 }
 
+// frameOnly is a transport of one frame in memory, as thriftd's server
+// transport is while it serves a request: past the frame's end, reads
+// return io.EOF.
+type frameOnly struct {
+	Frame
+}
+
+func (*frameOnly) Open() error                       { return nil }
+func (*frameOnly) IsOpen() bool                      { return true }
+func (*frameOnly) Close() error                      { return nil }
+func (*frameOnly) Write(p []byte) (int, error)       { return len(p), nil }
+func (*frameOnly) Flush(context.Context) error       { return nil }
+func (*frameOnly) WriteByte(byte) error              { return nil }
+func (*frameOnly) WriteString(s string) (int, error) { return len(s), nil }
+
 // readLikeTheLibrary reads frame with the reads of script through
-// frameProtocol and through the library's protocol over the same transport,
+// FrameProtocol and through the library's protocol over the same transport,
 // and reports the first read that returns another value or error, or leaves
 // the frame at another place.
 func readLikeTheLibrary(frame []byte, script []int) error {
 	ctx := context.Background()
 	conf := &thrift.TConfiguration{MaxMessageSize: 64}
-	libFrames := &frameTransport{frame: frame}
+	libFrames := &frameOnly{Frame: Frame{Buf: frame}}
 	lib := thrift.NewTBinaryProtocolConf(libFrames, conf)
-	ourFrames := &frameTransport{frame: frame}
-	ours := newFrameProtocol(thrift.NewTBinaryProtocolConf(ourFrames, conf), ourFrames, conf)
+	ourFrames := &frameOnly{Frame: Frame{Buf: frame}}
+	ours := NewFrameProtocol(thrift.NewTBinaryProtocolConf(ourFrames, conf), &ourFrames.Frame, conf, Chunks{Size: 8 << 10, Own: 1 << 10})
 	for i, s := range script {
 		want, got := readSteps[s](ctx, lib), readSteps[s](ctx, ours)
-		if want != got || libFrames.pos != ourFrames.pos {
+		if want != got || libFrames.Pos != ourFrames.Pos {
 			return fmt.Errorf("frame %x, read %d of %v:\nlibrary %s (at %d)\nframe   %s (at %d)",
-				frame, i, script, want, libFrames.pos, got, ourFrames.pos)
+				frame, i, script, want, libFrames.Pos, got, ourFrames.Pos)
 		}
 	}
 	return nil
 }
 
 // TestFrameProtocolReadsAsTheLibrary reads random frames, well formed or
-// not, with random sequences of reads, through frameProtocol and through
+// not, with random sequences of reads, through FrameProtocol and through
 // the library's protocol (readLikeTheLibrary).
 func TestFrameProtocolReadsAsTheLibrary(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -146,7 +161,7 @@ func TestFrameProtocolReadsAsTheLibrary(t *testing.T) {
 }
 
 // FuzzFrameProtocolReads reads the fuzzer's frames with the fuzzer's reads
-// (a byte each) through frameProtocol and the library's protocol.
+// (a byte each) through FrameProtocol and the library's protocol.
 func FuzzFrameProtocolReads(f *testing.F) {
 	f.Add([]byte{0x0b, 0x00, 0x01, 0, 0, 0, 3, 'a', 'b', 'c', 0}, []byte{0, 9, 0})
 	f.Add([]byte{0x0f, 0xff, 0xff, 0xff, 0xff}, []byte{2, 3})
