@@ -37,10 +37,10 @@ func dial(ctx context.Context, addr, keyspace string, timeout time.Duration) (*c
 		SocketTimeout:  timeout,
 		MaxFrameSize:   maxFrame,
 	}
-	// The buffer under the framing makes each call one write on the
-	// socket, the length and the message together; the bytes on the wire
-	// are those of any framed client.
-	tr := thrift.NewTFramedTransportConf(thrift.NewTBufferedTransport(thrift.NewTSocketConf(addr, conf), ioBuffer), conf)
+	// Each call is one write on the socket, the length and the message
+	// together, and each reply is read whole before it is decoded from
+	// memory; the bytes on the wire are those of any framed client.
+	tr := slabprotocol.NewFramedTransport(thrift.NewTSocketConf(addr, conf), conf, ioBuffer)
 	if err := tr.Open(); err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", addr, err)
 	}

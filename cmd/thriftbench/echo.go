@@ -151,10 +151,10 @@ func startEchoServer(addr string, valueSize int, log *slog.Logger) (*echoServer,
 	}
 	conf := &thrift.TConfiguration{MaxFrameSize: maxFrame}
 	srv := thrift.NewTSimpleServer4(cassandra.NewCassandraProcessor(newEchoHandler(valueSize)), socket,
-		// Buffered under the framing, as the client: one write per reply.
-		thrift.NewTFramedTransportFactoryConf(thrift.NewTBufferedTransportFactory(ioBuffer), conf),
-		// Binary fields read without a buffer each, as thriftd reads
-		// them: the ceiling does not pay what thriftd does not.
+		// Requests read whole and decoded from memory, replies written
+		// with one write each, as thriftd does: the ceiling does not pay
+		// what thriftd does not.
+		slabprotocol.FramedTransportFactory{Config: conf, BufSize: ioBuffer},
 		slabprotocol.NewFactory(conf))
 	srv.SetLogger(func(msg string) { log.Debug("thrift server", "msg", msg) })
 	go func() {
