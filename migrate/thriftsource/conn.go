@@ -45,6 +45,9 @@ type conn struct {
 	tls, clientCert bool
 }
 
+// pageReadBuffer is the socket read buffer of a connection.
+const pageReadBuffer = 64 << 10
+
 // dial opens a framed, binary-protocol connection to addr and logs in.
 func dial(ctx context.Context, addr string, o ConnOptions) (*conn, error) {
 	if o.Timeout <= 0 {
@@ -65,7 +68,8 @@ func dial(ctx context.Context, addr string, o ConnOptions) (*conn, error) {
 	} else {
 		sock = thrift.NewTSocketConf(addr, cfg)
 	}
-	transport := thrift.NewTFramedTransportConf(sock, cfg)
+	// Each page is read whole, then decoded from memory.
+	transport := slabprotocol.NewFramedTransport(sock, cfg, pageReadBuffer)
 	if err := transport.Open(); err != nil {
 		return nil, fmt.Errorf("connect: %w", unwrapTransport(err))
 	}
