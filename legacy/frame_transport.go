@@ -57,7 +57,8 @@ type frameTransport struct {
 	// (slabprotocol.FrameProtocol) from memory.
 	slabprotocol.Frame
 
-	reply []byte // frameHeaderLen placeholder bytes, then the reply
+	// OutFrame is the reply being written (replyProtocol appends to it).
+	slabprotocol.OutFrame
 
 	flushes  int   // replies written since the counter was last reset
 	writeErr error // the first failed write; the connection is then unusable
@@ -74,10 +75,10 @@ var _ thrift.TRichTransport = (*frameTransport)(nil)
 
 func newFrameTransport(conn net.Conn, limit uint32) *frameTransport {
 	return &frameTransport{
-		conn:   conn,
-		reader: bufio.NewReaderSize(conn, connReadBufferSize),
-		limit:  limit,
-		reply:  make([]byte, frameHeaderLen, 512),
+		conn:     conn,
+		reader:   bufio.NewReaderSize(conn, connReadBufferSize),
+		limit:    limit,
+		OutFrame: slabprotocol.NewOutFrame(),
 	}
 }
 
@@ -116,53 +117,25 @@ func (t *frameTransport) endRequest() {
 	t.Pos = 0
 }
 
-// Write appends to the reply.
-func (t *frameTransport) Write(p []byte) (int, error) {
-	t.reply = append(t.reply, p...)
-	return len(p), nil
-}
-
-// WriteByte appends to the reply.
-func (t *frameTransport) WriteByte(c byte) error {
-	t.reply = append(t.reply, c)
-	return nil
-}
-
-// WriteString appends to the reply.
-func (t *frameTransport) WriteString(s string) (int, error) {
-	t.reply = append(t.reply, s...)
-	return len(s), nil
-}
-
 // Flush writes the reply as one frame.
 func (t *frameTransport) Flush(ctx context.Context) error {
 	if t.writeErr != nil {
 		return t.writeErr
 	}
-	binary.BigEndian.PutUint32(t.reply, uint32(len(t.reply)-frameHeaderLen))
 	if t.writeTimeout > 0 {
 		_ = t.conn.SetWriteDeadline(time.Now().Add(t.writeTimeout))
 	}
-	n, err := t.conn.Write(t.reply)
+	n, err := t.conn.Write(t.Framed())
 	if t.observer != nil {
 		t.observer.BytesSent(n)
 	}
-	t.discardReply()
+	t.Discard(retainedBufferLimit)
 	t.flushes++
 	if err != nil {
 		t.writeErr = thrift.NewTTransportExceptionFromError(fmt.Errorf("write reply: %w", err))
 		return t.writeErr
 	}
 	return nil
-}
-
-// discardReply empties the reply buffer, releasing it if it grew large.
-func (t *frameTransport) discardReply() {
-	if cap(t.reply) > retainedBufferLimit {
-		t.reply = make([]byte, frameHeaderLen, 512)
-		return
-	}
-	t.reply = t.reply[:frameHeaderLen]
 }
 
 // Open implements thrift.TTransport; the connection is open already.

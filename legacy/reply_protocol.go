@@ -35,7 +35,7 @@ func (p *replyProtocol) WriteStructEnd(context.Context) error { return nil }
 
 // WriteFieldBegin implements thrift.TProtocol: the type, then the id.
 func (p *replyProtocol) WriteFieldBegin(_ context.Context, _ string, typeID thrift.TType, id int16) error {
-	p.frames.reply = append(p.frames.reply, byte(typeID), byte(uint16(id)>>8), byte(id))
+	p.frames.Out = append(p.frames.Out, byte(typeID), byte(uint16(id)>>8), byte(id))
 	return nil
 }
 
@@ -44,13 +44,13 @@ func (p *replyProtocol) WriteFieldEnd(context.Context) error { return nil }
 
 // WriteFieldStop implements thrift.TProtocol.
 func (p *replyProtocol) WriteFieldStop(context.Context) error {
-	p.frames.reply = append(p.frames.reply, thrift.STOP)
+	p.frames.Out = append(p.frames.Out, thrift.STOP)
 	return nil
 }
 
 // WriteMapBegin implements thrift.TProtocol: key type, value type, size.
 func (p *replyProtocol) WriteMapBegin(_ context.Context, keyType, valueType thrift.TType, size int) error {
-	p.frames.reply = binary.BigEndian.AppendUint32(append(p.frames.reply, byte(keyType), byte(valueType)), uint32(size))
+	p.frames.Out = binary.BigEndian.AppendUint32(append(p.frames.Out, byte(keyType), byte(valueType)), uint32(size))
 	return nil
 }
 
@@ -59,7 +59,7 @@ func (p *replyProtocol) WriteMapEnd(context.Context) error { return nil }
 
 // WriteListBegin implements thrift.TProtocol: element type, size.
 func (p *replyProtocol) WriteListBegin(_ context.Context, elemType thrift.TType, size int) error {
-	p.frames.reply = binary.BigEndian.AppendUint32(append(p.frames.reply, byte(elemType)), uint32(size))
+	p.frames.Out = binary.BigEndian.AppendUint32(append(p.frames.Out, byte(elemType)), uint32(size))
 	return nil
 }
 
@@ -68,7 +68,7 @@ func (p *replyProtocol) WriteListEnd(context.Context) error { return nil }
 
 // WriteSetBegin implements thrift.TProtocol: element type, size.
 func (p *replyProtocol) WriteSetBegin(_ context.Context, elemType thrift.TType, size int) error {
-	p.frames.reply = binary.BigEndian.AppendUint32(append(p.frames.reply, byte(elemType)), uint32(size))
+	p.frames.Out = binary.BigEndian.AppendUint32(append(p.frames.Out, byte(elemType)), uint32(size))
 	return nil
 }
 
@@ -81,42 +81,42 @@ func (p *replyProtocol) WriteBool(_ context.Context, value bool) error {
 	if value {
 		b = 1
 	}
-	p.frames.reply = append(p.frames.reply, b)
+	p.frames.Out = append(p.frames.Out, b)
 	return nil
 }
 
 // WriteI16 implements thrift.TProtocol.
 func (p *replyProtocol) WriteI16(_ context.Context, value int16) error {
-	p.frames.reply = binary.BigEndian.AppendUint16(p.frames.reply, uint16(value))
+	p.frames.Out = binary.BigEndian.AppendUint16(p.frames.Out, uint16(value))
 	return nil
 }
 
 // WriteI32 implements thrift.TProtocol.
 func (p *replyProtocol) WriteI32(_ context.Context, value int32) error {
-	p.frames.reply = binary.BigEndian.AppendUint32(p.frames.reply, uint32(value))
+	p.frames.Out = binary.BigEndian.AppendUint32(p.frames.Out, uint32(value))
 	return nil
 }
 
 // WriteI64 implements thrift.TProtocol.
 func (p *replyProtocol) WriteI64(_ context.Context, value int64) error {
-	p.frames.reply = binary.BigEndian.AppendUint64(p.frames.reply, uint64(value))
+	p.frames.Out = binary.BigEndian.AppendUint64(p.frames.Out, uint64(value))
 	return nil
 }
 
 // WriteDouble implements thrift.TProtocol: the IEEE 754 bits as an i64.
 func (p *replyProtocol) WriteDouble(_ context.Context, value float64) error {
-	p.frames.reply = binary.BigEndian.AppendUint64(p.frames.reply, math.Float64bits(value))
+	p.frames.Out = binary.BigEndian.AppendUint64(p.frames.Out, math.Float64bits(value))
 	return nil
 }
 
 // WriteString implements thrift.TProtocol: length, then the bytes.
 func (p *replyProtocol) WriteString(_ context.Context, value string) error {
-	p.frames.reply = append(binary.BigEndian.AppendUint32(p.frames.reply, uint32(len(value))), value...)
+	p.frames.Out = append(binary.BigEndian.AppendUint32(p.frames.Out, uint32(len(value))), value...)
 	return nil
 }
 
 // WriteBinary implements thrift.TProtocol: length, then the bytes.
 func (p *replyProtocol) WriteBinary(_ context.Context, value []byte) error {
-	p.frames.reply = append(binary.BigEndian.AppendUint32(p.frames.reply, uint32(len(value))), value...)
+	p.frames.Out = append(binary.BigEndian.AppendUint32(p.frames.Out, uint32(len(value))), value...)
 	return nil
 }

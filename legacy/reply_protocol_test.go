@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/thrift/lib/go/thrift"
 
+	"github.com/thriftbridge/thriftbridge/internal/slabprotocol"
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
@@ -19,9 +20,9 @@ func libraryAndReply(strict bool) (lib, reply thrift.TProtocol, written func() (
 	conf := &thrift.TConfiguration{TBinaryStrictWrite: thrift.BoolPtr(strict)}
 	buf := thrift.NewTMemoryBuffer()
 	lib = thrift.NewTBinaryProtocolConf(buf, conf)
-	frames := &frameTransport{reply: make([]byte, frameHeaderLen, 64)}
+	frames := &frameTransport{OutFrame: slabprotocol.NewOutFrame()}
 	reply = newReplyProtocol(thrift.NewTBinaryProtocolConf(frames, conf), frames)
-	return lib, reply, func() ([]byte, []byte) { return buf.Bytes(), frames.reply[frameHeaderLen:] }
+	return lib, reply, func() ([]byte, []byte) { return buf.Bytes(), frames.Out[frameHeaderLen:] }
 }
 
 // TestReplyProtocolWritesWhatTheLibraryWrites writes every kind of value,
@@ -150,17 +151,17 @@ func BenchmarkRangeReplyEncoding(b *testing.B) {
 		rows = append(rows, row)
 	}
 	result := &cassandra.CassandraGetRangeSlicesResult{Success: rows}
-	frames := &frameTransport{reply: make([]byte, frameHeaderLen, 64)}
+	frames := &frameTransport{OutFrame: slabprotocol.NewOutFrame()}
 	library := thrift.NewTBinaryProtocolConf(frames, &thrift.TConfiguration{})
 	for name, p := range map[string]thrift.TProtocol{"library": library, "reply": newReplyProtocol(library, frames)} {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				frames.reply = frames.reply[:frameHeaderLen]
+				frames.Out = frames.Out[:frameHeaderLen]
 				if err := result.Write(ctx, p); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.SetBytes(int64(len(frames.reply) - frameHeaderLen))
+			b.SetBytes(int64(len(frames.Out) - frameHeaderLen))
 		})
 	}
 }

@@ -202,7 +202,7 @@ func (c *serverConn) answerPanic(ctx context.Context, r any) (keepOpen bool) {
 	if !c.in.began || c.frames.flushes > 0 || c.frames.writeErr != nil {
 		return false
 	}
-	c.frames.discardReply()
+	c.frames.Discard(retainedBufferLimit)
 	exc := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, fmt.Sprintf("Internal error processing %s: %v", c.in.name, r))
 	return writeMessage(ctx, c.out, c.in.name, thrift.EXCEPTION, c.in.seqID, exc) == nil
 }

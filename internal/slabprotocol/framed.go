@@ -52,6 +52,50 @@ func (f *Frame) ReadBody(r io.Reader, size int) error {
 	return nil
 }
 
+// OutFrame is a frame being written: room for its length, then the
+// message, which the transport's writes append.
+type OutFrame struct {
+	Out []byte
+}
+
+// NewOutFrame is an empty OutFrame.
+func NewOutFrame() OutFrame { return OutFrame{Out: make([]byte, frameHeaderLen, 512)} }
+
+// Write appends to the message.
+func (o *OutFrame) Write(p []byte) (int, error) {
+	o.Out = append(o.Out, p...)
+	return len(p), nil
+}
+
+// WriteByte implements io.ByteWriter.
+func (o *OutFrame) WriteByte(c byte) error {
+	o.Out = append(o.Out, c)
+	return nil
+}
+
+// WriteString implements io.StringWriter.
+func (o *OutFrame) WriteString(s string) (int, error) {
+	o.Out = append(o.Out, s...)
+	return len(s), nil
+}
+
+// Framed fills in the message's length and returns the whole frame, to
+// be sent with one write.
+func (o *OutFrame) Framed() []byte {
+	binary.BigEndian.PutUint32(o.Out, uint32(len(o.Out)-frameHeaderLen))
+	return o.Out
+}
+
+// Discard empties the frame for the next message, releasing a buffer
+// that grew past keep bytes.
+func (o *OutFrame) Discard(keep int) {
+	if cap(o.Out) > keep {
+		*o = NewOutFrame()
+		return
+	}
+	o.Out = o.Out[:frameHeaderLen]
+}
+
 // FramedTransport is Thrift's framed transport reading each frame whole
 // into memory, where a FrameProtocol reads its values (the Factory's
 // protocols do over it). What it writes is buffered and sent, length
@@ -60,10 +104,10 @@ func (f *Frame) ReadBody(r io.Reader, size int) error {
 // peer sends it.
 type FramedTransport struct {
 	Frame
+	OutFrame
 	conn     thrift.TTransport
 	reader   *bufio.Reader
 	maxFrame int32
-	out      []byte // frameHeaderLen bytes for the length, then the message
 }
 
 var _ thrift.TRichTransport = (*FramedTransport)(nil)
@@ -75,7 +119,7 @@ func NewFramedTransport(conn thrift.TTransport, cfg *thrift.TConfiguration, bufS
 		conn:     conn,
 		reader:   bufio.NewReaderSize(conn, bufSize),
 		maxFrame: cfg.GetMaxFrameSize(),
-		out:      make([]byte, frameHeaderLen, 512),
+		OutFrame: NewOutFrame(),
 	}
 }
 
@@ -123,32 +167,10 @@ func (t *FramedTransport) ReadByte() (byte, error) {
 	return t.Frame.ReadByte()
 }
 
-// Write appends to the message being written.
-func (t *FramedTransport) Write(p []byte) (int, error) {
-	t.out = append(t.out, p...)
-	return len(p), nil
-}
-
-// WriteByte implements io.ByteWriter.
-func (t *FramedTransport) WriteByte(c byte) error {
-	t.out = append(t.out, c)
-	return nil
-}
-
-// WriteString implements io.StringWriter.
-func (t *FramedTransport) WriteString(s string) (int, error) {
-	t.out = append(t.out, s...)
-	return len(s), nil
-}
-
 // Flush sends the message written, its length first, with one write.
 func (t *FramedTransport) Flush(ctx context.Context) error {
-	binary.BigEndian.PutUint32(t.out, uint32(len(t.out)-frameHeaderLen))
-	_, err := t.conn.Write(t.out)
-	if cap(t.out) > keptFrameBuffer {
-		t.out = make([]byte, frameHeaderLen, 512)
-	}
-	t.out = t.out[:frameHeaderLen]
+	_, err := t.conn.Write(t.Framed())
+	t.Discard(keptFrameBuffer)
 	if err != nil {
 		return thrift.NewTTransportExceptionFromError(err)
 	}
