@@ -57,7 +57,7 @@ type frameTransport struct {
 	// (slabprotocol.FrameProtocol) from memory.
 	slabprotocol.Frame
 
-	// OutFrame is the reply being written (replyProtocol appends to it).
+	// OutFrame is the reply being written (an AppendProtocol appends to it).
 	slabprotocol.OutFrame
 
 	flushes  int   // replies written since the counter was last reset

@@ -32,7 +32,7 @@ type serverConn struct {
 	netConn net.Conn
 	frames  *frameTransport
 	in      messageRecorder
-	out     *replyProtocol
+	out     *slabprotocol.AppendProtocol
 	session *Session
 	log     *slog.Logger
 	state   atomic.Int32
@@ -53,7 +53,7 @@ func newServerConn(s *Server, nc net.Conn, id uint64) *serverConn {
 		netConn: nc,
 		frames:  frames,
 		in:      messageRecorder{TProtocol: slabprotocol.NewFrameProtocol(protocol, &frames.Frame, s.protocol, requestFieldChunks)},
-		out:     newReplyProtocol(protocol, frames),
+		out:     slabprotocol.NewAppendProtocol(protocol, &frames.OutFrame),
 		session: NewSession(id, nc.RemoteAddr()),
 		log:     s.logger.With("conn", id, "remote", nc.RemoteAddr().String()),
 	}

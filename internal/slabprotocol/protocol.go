@@ -21,8 +21,10 @@ func NewFactory(cfg *thrift.TConfiguration) Factory { return Factory{cfg: cfg} }
 // GetProtocol implements thrift.TProtocolFactory.
 func (f Factory) GetProtocol(t thrift.TTransport) thrift.TProtocol {
 	if ft, ok := t.(*FramedTransport); ok {
-		// The frame is in memory: every value is read from it.
-		return NewFrameProtocol(thrift.NewTBinaryProtocolConf(t, f.cfg), &ft.Frame, f.cfg, Chunks{Size: slabSize, Own: slabSize/4 + 1})
+		// The frames are in memory: every value is read from the frame
+		// read, and appended to the frame written.
+		reads := NewFrameProtocol(thrift.NewTBinaryProtocolConf(t, f.cfg), &ft.Frame, f.cfg, Chunks{Size: slabSize, Own: slabSize/4 + 1})
+		return NewAppendProtocol(reads, &ft.OutFrame)
 	}
 	p := &slabProtocol{TBinaryProtocol: thrift.NewTBinaryProtocolConf(t, f.cfg), trans: t, maxSize: f.cfg.GetMaxMessageSize()}
 	if fr, ok := t.(remainingBytes); ok {

@@ -1,4 +1,4 @@
-package legacy
+package slabprotocol
 
 import (
 	"bytes"
@@ -9,29 +9,28 @@ import (
 
 	"github.com/apache/thrift/lib/go/thrift"
 
-	"github.com/thriftbridge/thriftbridge/internal/slabprotocol"
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
-// libraryAndReply returns the library's binary protocol over a memory
-// buffer and a replyProtocol over a frameTransport, with a function giving
-// what each has written.
-func libraryAndReply(strict bool) (lib, reply thrift.TProtocol, written func() (want, got []byte)) {
+// libraryAndAppend returns the library's binary protocol over a memory
+// buffer and an AppendProtocol over a FramedTransport, with a function
+// giving what each has written.
+func libraryAndAppend(strict bool) (lib, appending thrift.TProtocol, written func() (want, got []byte)) {
 	conf := &thrift.TConfiguration{TBinaryStrictWrite: thrift.BoolPtr(strict)}
 	buf := thrift.NewTMemoryBuffer()
 	lib = thrift.NewTBinaryProtocolConf(buf, conf)
-	frames := &frameTransport{OutFrame: slabprotocol.NewOutFrame()}
-	reply = newReplyProtocol(thrift.NewTBinaryProtocolConf(frames, conf), frames)
-	return lib, reply, func() ([]byte, []byte) { return buf.Bytes(), frames.Out[frameHeaderLen:] }
+	frames := &FramedTransport{OutFrame: NewOutFrame()}
+	appending = NewAppendProtocol(thrift.NewTBinaryProtocolConf(frames, conf), &frames.OutFrame)
+	return lib, appending, func() ([]byte, []byte) { return buf.Bytes(), frames.Out[frameHeaderLen:] }
 }
 
-// TestReplyProtocolWritesWhatTheLibraryWrites writes every kind of value,
+// TestAppendProtocolWritesWhatTheLibraryWrites writes every kind of value,
 // edge values included, through both protocols.
-func TestReplyProtocolWritesWhatTheLibraryWrites(t *testing.T) {
+func TestAppendProtocolWritesWhatTheLibraryWrites(t *testing.T) {
 	ctx := context.Background()
 	for _, strict := range []bool{true, false} {
-		lib, reply, written := libraryAndReply(strict)
-		for _, p := range []thrift.TProtocol{lib, reply} {
+		lib, appending, written := libraryAndAppend(strict)
+		for _, p := range []thrift.TProtocol{lib, appending} {
 			steps := []error{
 				p.WriteMessageBegin(ctx, "get_slice", thrift.REPLY, -7),
 				p.WriteStructBegin(ctx, "s"),
@@ -73,15 +72,15 @@ func TestReplyProtocolWritesWhatTheLibraryWrites(t *testing.T) {
 			}
 		}
 		if want, got := written(); !bytes.Equal(want, got) {
-			t.Fatalf("strict=%v:\nlibrary %x\nreply   %x", strict, want, got)
+			t.Fatalf("strict=%v:\nlibrary %x\nappend  %x", strict, want, got)
 		}
 	}
 }
 
-// TestReplyProtocolEncodesResultsAsTheLibrary encodes the results of the
-// calls that carry data, and the definitions describe_keyspace returns,
-// through both protocols.
-func TestReplyProtocolEncodesResultsAsTheLibrary(t *testing.T) {
+// TestAppendProtocolEncodesResultsAsTheLibrary encodes the results of the
+// calls that carry data, the definitions describe_keyspace returns and the
+// arguments of the calls that carry the most, through both protocols.
+func TestAppendProtocolEncodesResultsAsTheLibrary(t *testing.T) {
 	ctx := context.Background()
 	ts, ttl := int64(1700000000000000), int32(86400)
 	column := func(i int) *cassandra.Column {
@@ -118,20 +117,28 @@ func TestReplyProtocolEncodesResultsAsTheLibrary(t *testing.T) {
 		"not found":         &cassandra.CassandraGetResult{Nfe: &cassandra.NotFoundException{}},
 		"describe_keyspace": &cassandra.CassandraDescribeKeyspaceResult{Success: &cassandra.KsDef{Name: "ks", StrategyClass: "SimpleStrategy", StrategyOptions: map[string]string{"replication_factor": "1"}, CfDefs: []*cassandra.CfDef{{Keyspace: "ks", Name: "cf", ReadRepairChance: &rrc, ReplicateOnWrite: &rep, ColumnMetadata: []*cassandra.ColumnDef{{Name: []byte("a"), ValidationClass: "UTF8Type"}}}}}},
 		"application error": thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "boom"),
+		// Requests, as a client writes them.
+		"batch_mutate args": &cassandra.CassandraBatchMutateArgs{ConsistencyLevel: cassandra.ConsistencyLevel_QUORUM,
+			MutationMap: map[string]map[string][]*cassandra.Mutation{"k1": {"cf": {
+				{ColumnOrSupercolumn: coscs[5]},
+				{Deletion: &cassandra.Deletion{Timestamp: &ts, SuperColumn: []byte("s"), Predicate: &cassandra.SlicePredicate{ColumnNames: [][]byte{[]byte("a")}}}}}}}},
+		"get_range_slices args": &cassandra.CassandraGetRangeSlicesArgs{ColumnParent: &cassandra.ColumnParent{ColumnFamily: "cf"},
+			Predicate: &cassandra.SlicePredicate{SliceRange: &cassandra.SliceRange{Start: []byte{}, Finish: []byte("z"), Reversed: true, Count: 10}},
+			Range:     &cassandra.KeyRange{StartKey: []byte("a"), EndKey: []byte{}, Count: 100}, ConsistencyLevel: cassandra.ConsistencyLevel_ONE},
 	}
 	for name, result := range results {
 		// A map of one entry encodes the same whatever Go's map order.
 		if r, ok := result.(*cassandra.CassandraMultigetSliceResult); ok {
 			delete(r.Success, "k2")
 		}
-		lib, reply, written := libraryAndReply(true)
-		for _, p := range []thrift.TProtocol{lib, reply} {
+		lib, appending, written := libraryAndAppend(true)
+		for _, p := range []thrift.TProtocol{lib, appending} {
 			if err := result.Write(ctx, p); err != nil {
 				t.Fatalf("%s: %T: %v", name, p, err)
 			}
 		}
 		if want, got := written(); !bytes.Equal(want, got) {
-			t.Errorf("%s:\nlibrary %x\nreply   %x", name, want, got)
+			t.Errorf("%s:\nlibrary %x\nappend  %x", name, want, got)
 		}
 	}
 }
@@ -151,9 +158,9 @@ func BenchmarkRangeReplyEncoding(b *testing.B) {
 		rows = append(rows, row)
 	}
 	result := &cassandra.CassandraGetRangeSlicesResult{Success: rows}
-	frames := &frameTransport{OutFrame: slabprotocol.NewOutFrame()}
+	frames := &FramedTransport{OutFrame: NewOutFrame()}
 	library := thrift.NewTBinaryProtocolConf(frames, &thrift.TConfiguration{})
-	for name, p := range map[string]thrift.TProtocol{"library": library, "reply": newReplyProtocol(library, frames)} {
+	for name, p := range map[string]thrift.TProtocol{"library": library, "append": NewAppendProtocol(library, &frames.OutFrame)} {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
 				frames.Out = frames.Out[:frameHeaderLen]
