@@ -98,6 +98,8 @@ type worker struct {
 	rng  *rand.Rand
 	// rangeCursor is where the next range call starts.
 	rangeCursor []byte
+	// The mutations of the batch modes, built on first use.
+	batch, superBatch *batchMutations
 }
 
 // phaseStats is what one worker measured in one phase.

@@ -80,31 +80,66 @@ func opSlice(ctx context.Context, w *worker) (int, error) {
 }
 
 func opBatch(ctx context.Context, w *worker) (int, error) {
-	ts := now()
-	muts := make([]*cassandra.Mutation, len(w.p.names))
-	for i, name := range w.p.names {
-		muts[i] = &cassandra.Mutation{ColumnOrSupercolumn: &cassandra.ColumnOrSuperColumn{
-			Column: &cassandra.Column{Name: name, Value: w.p.value(w.rng), Timestamp: &ts}}}
+	if w.batch == nil {
+		w.batch = standardBatch(w.p)
 	}
+	b := w.batch
+	b.fill(w)
 	key := string(writeKey(w.rng.IntN(w.p.cfg.Keys)))
-	return len(muts), w.c.BatchMutate(ctx, map[string]map[string][]*cassandra.Mutation{key: {cfWrites: muts}}, cl)
+	return len(b.cols), w.c.BatchMutate(ctx, map[string]map[string][]*cassandra.Mutation{key: {cfWrites: b.muts}}, cl)
 }
 
 func opBatchSuper(ctx context.Context, w *worker) (int, error) {
-	ts := now()
-	muts := make([]*cassandra.Mutation, len(w.p.supers))
-	cells := 0
-	for i, sname := range w.p.supers {
-		subs := make([]*cassandra.Column, len(w.p.subnames))
-		for j, name := range w.p.subnames {
-			subs[j] = &cassandra.Column{Name: name, Value: w.p.value(w.rng), Timestamp: &ts}
-		}
-		cells += len(subs)
-		muts[i] = &cassandra.Mutation{ColumnOrSupercolumn: &cassandra.ColumnOrSuperColumn{
-			SuperColumn: &cassandra.SuperColumn{Name: sname, Columns: subs}}}
+	if w.superBatch == nil {
+		w.superBatch = superBatch(w.p)
 	}
+	b := w.superBatch
+	b.fill(w)
 	key := string(writeKey(w.rng.IntN(w.p.cfg.Keys)))
-	return cells, w.c.BatchMutate(ctx, map[string]map[string][]*cassandra.Mutation{key: {cfSupers: muts}}, cl)
+	return len(b.cols), w.c.BatchMutate(ctx, map[string]map[string][]*cassandra.Mutation{key: {cfSupers: b.muts}}, cl)
+}
+
+// batchMutations are a worker's mutations of one batch mode, built once:
+// each call gives their columns new values and a new timestamp, as an
+// application that keeps its objects would.
+type batchMutations struct {
+	muts []*cassandra.Mutation
+	cols []*cassandra.Column // every column of muts
+	ts   int64               // every column's timestamp
+}
+
+// standardBatch is a mutation of each of the --columns columns.
+func standardBatch(p *params) *batchMutations {
+	b := &batchMutations{}
+	for _, name := range p.names {
+		c := &cassandra.Column{Name: name, Timestamp: &b.ts}
+		b.cols = append(b.cols, c)
+		b.muts = append(b.muts, &cassandra.Mutation{ColumnOrSupercolumn: &cassandra.ColumnOrSuperColumn{Column: c}})
+	}
+	return b
+}
+
+// superBatch is a mutation of each super column, with every subcolumn.
+func superBatch(p *params) *batchMutations {
+	b := &batchMutations{}
+	for _, sname := range p.supers {
+		subs := make([]*cassandra.Column, len(p.subnames))
+		for j, name := range p.subnames {
+			subs[j] = &cassandra.Column{Name: name, Timestamp: &b.ts}
+		}
+		b.cols = append(b.cols, subs...)
+		b.muts = append(b.muts, &cassandra.Mutation{ColumnOrSupercolumn: &cassandra.ColumnOrSuperColumn{
+			SuperColumn: &cassandra.SuperColumn{Name: sname, Columns: subs}}})
+	}
+	return b
+}
+
+// fill gives every column a value and the call's timestamp.
+func (b *batchMutations) fill(w *worker) {
+	b.ts = now()
+	for _, c := range b.cols {
+		c.Value = w.p.value(w.rng)
+	}
 }
 
 // opRange pages through the preloaded rows in ring order: each call

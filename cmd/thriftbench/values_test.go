@@ -50,3 +50,40 @@ func TestValuesOfSizeZero(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchMutationsTakeNewValuesEachCall: the batch modes build their
+// mutations once, and every call gives each column a value of its own and
+// the call's timestamp.
+func TestBatchMutationsTakeNewValuesEachCall(t *testing.T) {
+	p := newParams(&loadConfig{ValueSize: 64, Values: valuesDistinct, Seed: 1, Columns: 5, SuperColumns: 3, Subcolumns: 4})
+	w := &worker{p: p, rng: rand.New(rand.NewPCG(1, 2))}
+	for name, b := range map[string]*batchMutations{"batch": standardBatch(p), "batch-super": superBatch(p)} {
+		var before [][]byte
+		for call := range 3 {
+			b.fill(w)
+			b.ts += int64(call) // distinct even within one microsecond
+			if want := map[string]int{"batch": 5, "batch-super": 12}[name]; len(b.cols) != want {
+				t.Fatalf("%s: %d columns, want %d", name, len(b.cols), want)
+			}
+			for i, c := range b.cols {
+				if *c.Timestamp != b.ts {
+					t.Fatalf("%s call %d column %d: timestamp %d, want the call's %d", name, call, i, *c.Timestamp, b.ts)
+				}
+				if call > 0 && bytes.Equal(c.Value, before[i]) {
+					t.Fatalf("%s call %d column %d kept its value %x", name, call, i, c.Value)
+				}
+			}
+			before = before[:0]
+			for _, c := range b.cols {
+				before = append(before, c.Value)
+			}
+		}
+		if name == "batch-super" {
+			for i, m := range b.muts {
+				if sc := m.ColumnOrSupercolumn.SuperColumn; !bytes.Equal(sc.Name, p.supers[i]) || len(sc.Columns) != 4 {
+					t.Fatalf("super column %d: %q with %d subcolumns", i, sc.Name, len(sc.Columns))
+				}
+			}
+		}
+	}
+}
