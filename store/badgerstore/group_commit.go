@@ -31,12 +31,24 @@ import (
 //
 // No writer waits for a group to fill: a writer that finds no commit
 // running commits its rows at once, alone.
+//
+// A writer of more than groupAloneOps operations commits alone too. The
+// leader writes every member's rows into the transaction itself, one
+// after the other, and a batch's rows are most of the work of its call:
+// reading the packs it writes into, packing, encoding. Under super column
+// batches (100 subcolumns a call) the other CPU then had little to do but
+// wait, and a third of the two CPUs stayed idle. Alone, such writers do
+// that work at once, each in its own goroutine, and pay the transaction's
+// fixed cost, which is small beside their rows' (docs/PERFORMANCE.md,
+// "Large writers commit alone").
 
-// groupMaxOps and groupMaxBytes bound a group's transaction; a member
-// larger than the room left waits for the next group.
 const (
+	// groupMaxOps and groupMaxBytes bound a group's transaction; a member
+	// larger than the room left waits for the next group.
 	groupMaxOps   = 4096
 	groupMaxBytes = 1 << 20
+	// groupAloneOps is the most operations of a writer that joins groups.
+	groupAloneOps = 16
 )
 
 // commitJob is one writer's row mutations, queued for a group.
@@ -70,7 +82,7 @@ type groupCommitter struct {
 func (e *Engine) commitRows(ctx context.Context, rows []store.RowMutation) error {
 	g := &e.group
 	ops, size := rowsCost(rows)
-	if ops > groupMaxOps || size > groupMaxBytes {
+	if ops > groupAloneOps || size > groupMaxBytes {
 		return retryWrites(ctx, func() error { return e.applyOnce(rows) })
 	}
 	g.mu.Lock()

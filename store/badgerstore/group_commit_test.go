@@ -322,3 +322,42 @@ func TestGroupCommitUnderContention(t *testing.T) {
 	}
 	t.Logf("%d of %d writers committed in a shared transaction", f.e.groupedWrites.Load(), writers*rounds)
 }
+
+// TestLargeWritersCommitAlone: writers of more than groupAloneOps
+// operations never join a group, however many write at once, and every
+// cell of theirs is stored.
+func TestLargeWritersCommitAlone(t *testing.T) {
+	f := newFixture(t)
+	std, _, _ := groupFamilies(f)
+	f.e.groupedWrites.Store(0)
+	const writers, rounds = 8, 20
+	var g errgroup.Group
+	for w := range writers {
+		g.Go(func() error {
+			for i := range rounds {
+				ops := make([]store.Op, groupAloneOps+1)
+				for c := range ops {
+					ops[c] = enginetest.Put(fmt.Sprintf("c%03d", c), fmt.Sprintf("v%d", i), int64(i+1))
+				}
+				b := &store.Batch{Rows: []store.RowMutation{{Table: std(), Key: []byte(fmt.Sprintf("w%d-%d", w, i)), Ops: ops}}}
+				if err := f.e.Apply(context.Background(), b); err != nil {
+					return fmt.Errorf("writer %d, round %d: %w", w, i, err)
+				}
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.e.groupedWrites.Load(); n != 0 {
+		t.Errorf("%d large writers committed in a shared transaction, want none", n)
+	}
+	for w := range writers {
+		for i := range rounds {
+			if n := len(f.slice(std(), fmt.Sprintf("w%d-%d", w, i), store.SliceQuery{Count: all}).Cells); n != groupAloneOps+1 {
+				t.Fatalf("row w%d-%d holds %d cells, want %d", w, i, n, groupAloneOps+1)
+			}
+		}
+	}
+}
