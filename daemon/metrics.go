@@ -235,6 +235,7 @@ type badgerCollector struct {
 	lsm, vlog              *prometheus.Desc
 	levelBytes, levelTable *prometheus.Desc
 	groupWrites            *prometheus.Desc
+	readSnapshots          *prometheus.Desc
 	counterCache           *prometheus.Desc
 	counterCacheBytes      *prometheus.Desc
 	packCache              *prometheus.Desc
@@ -257,6 +258,9 @@ func newBadgerCollector(engine *badgerstore.Engine, logger *slog.Logger) *badger
 		groupWrites: prometheus.NewDesc("thriftd_badger_group_commit_writes_total",
 			"Writes queued behind a committing transaction, by outcome: shared (committed in one transaction with the others queued) or alone_after_failure (their group failed, so each applied alone).",
 			[]string{"outcome"}, nil),
+		readSnapshots: prometheus.NewDesc("thriftd_badger_read_snapshots_total",
+			"Reads (get, get_slice, counts, range and index scans) by their Badger transaction: shared (the snapshot another read opened, nothing written since) or opened (one of their own).",
+			[]string{"snapshot"}, nil),
 		counterCache: prometheus.NewDesc("thriftd_badger_counter_cache_requests_total",
 			"Counter adds by whether the counter cache knew their counter's value (hit) or the store was read (miss).",
 			[]string{"result"}, nil),
@@ -279,6 +283,7 @@ func (c *badgerCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.levelBytes
 	ch <- c.levelTable
 	ch <- c.groupWrites
+	ch <- c.readSnapshots
 	ch <- c.counterCache
 	ch <- c.counterCacheBytes
 	ch <- c.packCache
@@ -299,6 +304,8 @@ func (c *badgerCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.vlog, prometheus.GaugeValue, float64(st.VlogBytes))
 	ch <- prometheus.MustNewConstMetric(c.groupWrites, prometheus.CounterValue, float64(st.GroupedWrites), "shared")
 	ch <- prometheus.MustNewConstMetric(c.groupWrites, prometheus.CounterValue, float64(st.AloneAfterGroup), "alone_after_failure")
+	ch <- prometheus.MustNewConstMetric(c.readSnapshots, prometheus.CounterValue, float64(st.SharedReads), "shared")
+	ch <- prometheus.MustNewConstMetric(c.readSnapshots, prometheus.CounterValue, float64(st.OwnReads), "opened")
 	ch <- prometheus.MustNewConstMetric(c.counterCache, prometheus.CounterValue, float64(st.CounterCacheHits), "hit")
 	ch <- prometheus.MustNewConstMetric(c.counterCache, prometheus.CounterValue, float64(st.CounterCacheMisses), "miss")
 	ch <- prometheus.MustNewConstMetric(c.counterCacheBytes, prometheus.GaugeValue, float64(st.CounterCacheBytes))

@@ -324,6 +324,11 @@ func TestMetricsCountCalls(t *testing.T) {
 			t.Errorf("no thriftd_badger_group_commit_writes_total{outcome=%q}", outcome)
 		}
 	}
+	for _, snapshot := range []string{"shared", "opened"} {
+		if s.series("thriftd_badger_read_snapshots_total", "snapshot", snapshot) == nil {
+			t.Errorf("no thriftd_badger_read_snapshots_total{snapshot=%q}", snapshot)
+		}
+	}
 	for _, cache := range []string{"counter", "pack"} {
 		for _, result := range []string{"hit", "miss"} {
 			name := "thriftd_badger_" + cache + "_cache_requests_total"

@@ -126,7 +126,7 @@ func (e *Engine) applyOnce(rows []store.RowMutation) error {
 			return err
 		}
 	}
-	if err := txn.Commit(); err != nil {
+	if err := e.commit(txn); err != nil {
 		return err
 	}
 	w.publish()

@@ -68,7 +68,7 @@ func (e *Engine) ApplyIf(ctx context.Context, m *store.RowMutation, cond *store.
 		if err := w.row(m); err != nil {
 			return err
 		}
-		if err := txn.Commit(); err != nil {
+		if err := e.commit(txn); err != nil {
 			return err
 		}
 		w.publish()

@@ -439,3 +439,40 @@ func BenchmarkConcurrentInserts(b *testing.B) {
 	})
 	b.ReportMetric(float64(f.e.groupedWrites.Load())/float64(b.N), "shared/op")
 }
+
+// BenchmarkConcurrentGets is thriftbench's get mode in process: 32
+// goroutines (as GOMAXPROCS allows) read one column of random rows of
+// 10,000 with 20 columns each, and nothing is written meanwhile.
+func BenchmarkConcurrentGets(b *testing.B) {
+	f := openTestEngine(b, b.TempDir(), "Murmur3Partitioner")
+	tb := f.table(store.TableDef{Name: "cf", Comparator: "BytesType"})
+	ctx := context.Background()
+	value := make([]byte, 64)
+	const rows, columns = 10_000, 20
+	for r := range rows {
+		ops := make([]store.Op, columns)
+		for c := range ops {
+			ops[c] = store.Op{Kind: store.OpPut, Name: fmt.Appendf(nil, "c%02d", c), Value: value, Timestamp: 1}
+		}
+		if err := f.e.Apply(ctx, &store.Batch{Rows: []store.RowMutation{{Table: tb, Key: fmt.Appendf(nil, "row%06d", r), Ops: ops}}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var seed atomic.Int64
+	shared := f.e.snapshots.shared.Load()
+	b.SetParallelism(max(1, 32/runtime.GOMAXPROCS(0)))
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		rng := rand.New(rand.NewSource(seed.Add(1)))
+		for pb.Next() {
+			var res store.SliceResult
+			key := fmt.Appendf(nil, "row%06d", rng.Intn(rows))
+			q := &store.SliceQuery{Count: 1, Names: [][]byte{fmt.Appendf(nil, "c%02d", rng.Intn(columns))}}
+			if err := f.e.Slice(ctx, tb, key, q, &res); err != nil || res.Len() != 1 {
+				b.Errorf("get %s: %d cells, %v", key, res.Len(), err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(f.e.snapshots.shared.Load()-shared)/float64(b.N), "shared/op")
+}

@@ -48,7 +48,7 @@ func (e *Engine) dropPending() {
 		if !ok {
 			return
 		}
-		if err := e.db.DropPrefix(prefixes...); err != nil {
+		if err := e.dropPrefix(prefixes...); err != nil {
 			e.log.Error("dropping removed data failed; will retry", "drops", len(done), "err", err)
 			return
 		}
@@ -95,7 +95,7 @@ func (e *Engine) forgetPendingDrops(done []pendingDrop) error {
 	e.schemaMu.Lock()
 	defer e.schemaMu.Unlock()
 	return retryWrites(context.Background(), func() error {
-		return e.db.Update(func(txn *badger.Txn) error {
+		return e.update(func(txn *badger.Txn) error {
 			var m metaDoc
 			if err := readJSON(txn, metaKey, &m); err != nil {
 				return err

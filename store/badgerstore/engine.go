@@ -84,6 +84,10 @@ type Engine struct {
 	// failed.
 	group                          groupCommitter
 	groupedWrites, aloneAfterGroup atomic.Int64
+	// writes counts the writes to the store, and snapshots holds the read
+	// transaction that reads share while it does not change (snapshot.go).
+	writes    atomic.Uint64
+	snapshots readSnapshots
 	// tsFloor, tsBound: the timestamps of the cells stored before the
 	// engine opened, and of every cell stored, are at most these; a
 	// write above both and its stripe's greatest needs no read
@@ -239,7 +243,7 @@ var partitionerKey = []byte{nsSchema, schemaMeta, 'p', 'a', 'r', 't'}
 // checkPartitioner records the partitioner of a new store and refuses to
 // open an existing one with another: rows are laid out by their tokens.
 func (e *Engine) checkPartitioner() error {
-	return e.db.Update(func(txn *badger.Txn) error {
+	return e.update(func(txn *badger.Txn) error {
 		item, err := txn.Get(partitionerKey)
 		if errors.Is(err, badger.ErrKeyNotFound) {
 			return txn.Set(partitionerKey, []byte(e.part.Name()))
@@ -286,6 +290,7 @@ func (e *Engine) Catalog() *store.Catalog { return e.catalog.Load() }
 func (e *Engine) Close() error {
 	close(e.stop)
 	e.bg.Wait()
+	e.retireSnapshot()
 	// Badger's Close flushes its memtable into the directory by its name:
 	// into a removed directory it retries for ever, into a replacement it
 	// writes tables that are not its own. The store is left as it is

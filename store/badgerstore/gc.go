@@ -93,7 +93,7 @@ func (e *Engine) CollectGarbage(ctx context.Context) (GCStats, error) {
 		}
 		if done {
 			if err := retryWrites(ctx, func() error {
-				return e.db.Update(func(txn *badger.Txn) error { return txn.Delete(m) })
+				return e.update(func(txn *badger.Txn) error { return txn.Delete(m) })
 			}); err != nil {
 				return stats, fmt.Errorf("drop collection marker: %w", err)
 			}
@@ -179,7 +179,7 @@ func (e *Engine) collectRow(ctx context.Context, t *store.Table, rp []byte, stat
 			if next, err = w.batch(txn, start, end); err != nil {
 				return err
 			}
-			return txn.Commit()
+			return e.commit(txn)
 		})
 		unlock()
 		if err != nil {
@@ -195,7 +195,7 @@ func (e *Engine) collectRow(ctx context.Context, t *store.Table, rp []byte, stat
 	unlock := e.rowLocks.lockRow(rp)
 	defer unlock()
 	err = retryWrites(ctx, func() error {
-		return e.db.Update(func(txn *badger.Txn) error {
+		return e.update(func(txn *badger.Txn) error {
 			for _, k := range superHeaders {
 				if err := txn.Delete(k); err != nil {
 					return err

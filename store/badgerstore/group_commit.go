@@ -182,7 +182,7 @@ func (e *Engine) applyJobs(jobs []*commitJob) error {
 			}
 		}
 	}
-	if err := txn.Commit(); err != nil {
+	if err := e.commit(txn); err != nil {
 		return err
 	}
 	w.publish()

@@ -107,7 +107,7 @@ func (e *Engine) loadHeaderFilter(empty bool) error {
 	case complete:
 		e.headers.known.Store(true)
 	case empty:
-		if err := e.db.Update(func(txn *badger.Txn) error { return txn.Set(headerMarkerKey, nil) }); err != nil {
+		if err := e.update(func(txn *badger.Txn) error { return txn.Set(headerMarkerKey, nil) }); err != nil {
 			return fmt.Errorf("record the header filter: %w", err)
 		}
 		e.headers.known.Store(true)
@@ -157,20 +157,21 @@ func (e *Engine) findHeaders(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("list the row headers: %w", err)
 	}
-	wb := e.db.NewWriteBatch()
-	defer wb.Cancel()
-	for i := range found {
-		if err := wb.Set(headerBitKey(i), nil); err != nil {
-			return err
+	err = e.writeBatch(func(wb *badger.WriteBatch) error {
+		for i := range found {
+			if err := wb.Set(headerBitKey(i), nil); err != nil {
+				return err
+			}
 		}
-	}
-	if err := wb.Flush(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("record the header filter: %w", err)
 	}
 	for i := range found {
 		e.headers.set(i)
 	}
-	if err := e.db.Update(func(txn *badger.Txn) error { return txn.Set(headerMarkerKey, nil) }); err != nil {
+	if err := e.update(func(txn *badger.Txn) error { return txn.Set(headerMarkerKey, nil) }); err != nil {
 		return fmt.Errorf("record the header filter: %w", err)
 	}
 	e.headers.known.Store(true)

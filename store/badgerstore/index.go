@@ -135,7 +135,7 @@ func (e *Engine) buildIndexes(ctx context.Context, t *store.Table, columns [][]b
 					}
 				}
 			}
-			return txn.Commit()
+			return e.commit(txn)
 		})
 		batch = batch[:0]
 		return err

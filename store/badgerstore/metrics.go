@@ -31,6 +31,9 @@ type Stats struct {
 	// AloneAfterGroup those that applied their rows alone after their
 	// group failed (group_commit.go).
 	GroupedWrites, AloneAfterGroup int64
+	// SharedReads counts the reads that took the snapshot another read
+	// had opened, OwnReads those that opened one (snapshot.go).
+	SharedReads, OwnReads int64
 	// CounterCacheHits and CounterCacheMisses count the counter adds
 	// whose counter the counter cache knew, and those it did not;
 	// CounterCacheBytes is the memory it has allocated
@@ -63,6 +66,7 @@ func (e *Engine) Stats() (Stats, error) {
 	}
 	cc, pc := e.counters.stats(), e.packs.stats()
 	st := Stats{GroupedWrites: e.groupedWrites.Load(), AloneAfterGroup: e.aloneAfterGroup.Load(),
+		SharedReads: e.snapshots.shared.Load(), OwnReads: e.snapshots.opened.Load(),
 		CounterCacheHits: cc.hits, CounterCacheMisses: cc.misses, CounterCacheBytes: cc.bytes,
 		PackCacheHits: pc.hits, PackCacheMisses: pc.misses, PackCacheBytes: pc.bytes,
 		AllocatorBytesReleased: e.allocatorBytesReleased.Load()}

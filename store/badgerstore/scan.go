@@ -19,8 +19,9 @@ func (e *Engine) Scan(ctx context.Context, t *store.Table, q *store.ScanQuery, o
 	if err := checkTable(t); err != nil {
 		return err
 	}
-	txn := e.db.NewTransaction(false)
-	defer txn.Discard()
+	snap := e.acquireRead()
+	defer e.releaseRead(snap)
+	txn := snap.txn
 	s := newRowVisitor(t, q, out, visit)
 	if ix := store.IndexedExpression(t, q.Filter); ix != nil && !t.Def.Super {
 		return e.indexScan(ctx, txn, t, q, ix, s)

@@ -188,7 +188,7 @@ func (e *Engine) schemaChange(ctx context.Context, fn func(c *schemaTxn) error) 
 		return err
 	}
 	err = retryWrites(ctx, func() error {
-		return e.db.Update(func(txn *badger.Txn) error {
+		return e.update(func(txn *badger.Txn) error {
 			for name := range c.changed {
 				d, ok := c.docs[name]
 				if !ok {

@@ -123,9 +123,9 @@ func (e *Engine) Slice(ctx context.Context, t *store.Table, key []byte, q *store
 	if err := checkTable(t); err != nil {
 		return err
 	}
-	txn := e.db.NewTransaction(false)
-	defer txn.Discard()
-	r, err := e.newReader(txn, t, key)
+	snap := e.acquireRead()
+	defer e.releaseRead(snap)
+	r, err := e.newReader(snap.txn, t, key)
 	if err != nil {
 		return err
 	}
@@ -177,9 +177,9 @@ func (e *Engine) Count(ctx context.Context, t *store.Table, key []byte, q *store
 	if err := checkTable(t); err != nil {
 		return 0, err
 	}
-	txn := e.db.NewTransaction(false)
-	defer txn.Discard()
-	r, err := e.newReader(txn, t, key)
+	snap := e.acquireRead()
+	defer e.releaseRead(snap)
+	r, err := e.newReader(snap.txn, t, key)
 	if err != nil {
 		return 0, err
 	}

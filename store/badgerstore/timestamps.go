@@ -100,7 +100,7 @@ func (e *Engine) raiseBound(ts int64) error {
 func (e *Engine) storeBound(bound int64) error {
 	var v [8]byte
 	binary.BigEndian.PutUint64(v[:], uint64(bound))
-	if err := e.db.Update(func(txn *badger.Txn) error { return txn.Set(timestampBoundKey, v[:]) }); err != nil {
+	if err := e.update(func(txn *badger.Txn) error { return txn.Set(timestampBoundKey, v[:]) }); err != nil {
 		return fmt.Errorf("record the timestamp bound: %w", err)
 	}
 	return nil
