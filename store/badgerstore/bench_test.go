@@ -379,23 +379,8 @@ func BenchmarkScanPage(b *testing.B) {
 	f := openTestEngine(b, b.TempDir(), "Murmur3Partitioner")
 	tb := f.table(store.TableDef{Name: "cf", Comparator: "BytesType"})
 	ctx := context.Background()
-	value := make([]byte, 64)
-	const rows, columns = 10000, 20
-	keys := make([][]byte, rows)
-	for r := 0; r < rows; r += 100 {
-		batch := &store.Batch{}
-		for i := r; i < r+100; i++ {
-			keys[i] = fmt.Appendf(nil, "p%09d", i)
-			var ops []store.Op
-			for c := range columns {
-				ops = append(ops, store.Op{Kind: store.OpPut, Name: fmt.Appendf(nil, "c%05d", c), Value: value, Timestamp: 1})
-			}
-			batch.Rows = append(batch.Rows, store.RowMutation{Table: tb, Key: keys[i], Ops: ops})
-		}
-		if err := f.e.Apply(ctx, batch); err != nil {
-			b.Fatal(err)
-		}
-	}
+	const rows, columns = preloadRows, preloadColumns
+	keys := preload(b, f, tb)
 	var res store.SliceResult
 	i := 0
 	for b.Loop() {
@@ -441,23 +426,13 @@ func BenchmarkConcurrentInserts(b *testing.B) {
 }
 
 // BenchmarkConcurrentGets is thriftbench's get mode in process: 32
-// goroutines (as GOMAXPROCS allows) read one column of random rows of
-// 10,000 with 20 columns each, and nothing is written meanwhile.
+// goroutines (as GOMAXPROCS allows) read one column of random rows of the
+// preloaded ones, and nothing is written meanwhile.
 func BenchmarkConcurrentGets(b *testing.B) {
 	f := openTestEngine(b, b.TempDir(), "Murmur3Partitioner")
 	tb := f.table(store.TableDef{Name: "cf", Comparator: "BytesType"})
 	ctx := context.Background()
-	value := make([]byte, 64)
-	const rows, columns = 10_000, 20
-	for r := range rows {
-		ops := make([]store.Op, columns)
-		for c := range ops {
-			ops[c] = store.Op{Kind: store.OpPut, Name: fmt.Appendf(nil, "c%02d", c), Value: value, Timestamp: 1}
-		}
-		if err := f.e.Apply(ctx, &store.Batch{Rows: []store.RowMutation{{Table: tb, Key: fmt.Appendf(nil, "row%06d", r), Ops: ops}}}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	keys := preload(b, f, tb)
 	var seed atomic.Int64
 	shared := f.e.snapshots.shared.Load()
 	b.SetParallelism(max(1, 32/runtime.GOMAXPROCS(0)))
@@ -466,8 +441,8 @@ func BenchmarkConcurrentGets(b *testing.B) {
 		rng := rand.New(rand.NewSource(seed.Add(1)))
 		for pb.Next() {
 			var res store.SliceResult
-			key := fmt.Appendf(nil, "row%06d", rng.Intn(rows))
-			q := &store.SliceQuery{Count: 1, Names: [][]byte{fmt.Appendf(nil, "c%02d", rng.Intn(columns))}}
+			key := keys[rng.Intn(len(keys))]
+			q := &store.SliceQuery{Count: 1, Names: [][]byte{fmt.Appendf(nil, "c%05d", rng.Intn(preloadColumns))}}
 			if err := f.e.Slice(ctx, tb, key, q, &res); err != nil || res.Len() != 1 {
 				b.Errorf("get %s: %d cells, %v", key, res.Len(), err)
 				return
@@ -475,4 +450,31 @@ func BenchmarkConcurrentGets(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(f.e.snapshots.shared.Load()-shared)/float64(b.N), "shared/op")
+}
+
+// preloadRows rows of preloadColumns columns of 64 bytes, as thriftbench
+// preloads them for its read modes.
+const preloadRows, preloadColumns = 10_000, 20
+
+// preload writes the preloaded rows into tb, 100 rows a batch, and
+// returns their keys.
+func preload(b *testing.B, f *fixture, tb *store.Table) [][]byte {
+	b.Helper()
+	value := make([]byte, 64)
+	keys := make([][]byte, preloadRows)
+	for r := 0; r < preloadRows; r += 100 {
+		batch := &store.Batch{}
+		for i := r; i < r+100; i++ {
+			keys[i] = fmt.Appendf(nil, "p%09d", i)
+			var ops []store.Op
+			for c := range preloadColumns {
+				ops = append(ops, store.Op{Kind: store.OpPut, Name: fmt.Appendf(nil, "c%05d", c), Value: value, Timestamp: 1})
+			}
+			batch.Rows = append(batch.Rows, store.RowMutation{Table: tb, Key: keys[i], Ops: ops})
+		}
+		if err := f.e.Apply(context.Background(), batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return keys
 }

@@ -37,7 +37,7 @@ import (
 // after the other, and a batch's rows are most of the work of its call:
 // reading the packs it writes into, packing, encoding. Under super column
 // batches (100 subcolumns a call) the other CPU then had little to do but
-// wait, and a third of the two CPUs stayed idle. Alone, such writers do
+// wait, and two fifths of a CPU stayed idle. Alone, such writers do
 // that work at once, each in its own goroutine, and pay the transaction's
 // fixed cost, which is small beside their rows' (docs/PERFORMANCE.md,
 // "Large writers commit alone").
