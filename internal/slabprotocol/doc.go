@@ -8,6 +8,9 @@
 //     and reads them with FrameProtocol.
 //   - Binary fields (names, values, keys) are copied into shared blocks
 //     instead of a buffer each: a fraction of the allocations.
+//   - AppendProtocol appends each value it writes to the frame in memory,
+//     where the library writes each through the transport's interface:
+//     thriftd's replies, and the requests of a FramedTransport's protocol.
 //
 // convert's Thrift source reads its pages with it, and thriftbench its
 // replies (and the echo server its requests), so that the load generator
