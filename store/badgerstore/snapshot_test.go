@@ -95,9 +95,29 @@ func TestReadsShareASnapshotUntilAWrite(t *testing.T) {
 		}
 	}
 	// Counts and scans take the snapshot too.
-	enginetest.Apply(t, f.e, store.RowMutation{Table: sup(), Key: []byte("s"), Ops: []store.Op{enginetest.PutSuper("sc", "a", "x", 5)}})
-	if n, err := f.e.Count(context.Background(), sup(), []byte("s"), &store.SliceQuery{Count: all}); err != nil || n != 1 {
-		t.Errorf("count after a write: %d, %v", n, err)
+	rows := func() int {
+		n := 0
+		var res store.SliceResult
+		err := f.e.Scan(context.Background(), sup(), &store.ScanQuery{Slice: store.SliceQuery{Count: all}}, &res, func([]byte) (bool, error) {
+			n++
+			return true, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for i, key := range []string{"s1", "s2"} {
+		if n := rows(); n != i { // a snapshot is current again
+			t.Fatalf("scan before writing %s: %d rows, want %d", key, n, i)
+		}
+		enginetest.Apply(t, f.e, store.RowMutation{Table: sup(), Key: []byte(key), Ops: []store.Op{enginetest.PutSuper("sc", "a", "x", 5)}})
+		if n, err := f.e.Count(context.Background(), sup(), []byte(key), &store.SliceQuery{Count: all}); err != nil || n != 1 {
+			t.Errorf("count after writing %s: %d, %v", key, n, err)
+		}
+		if n := rows(); n != i+1 {
+			t.Errorf("scan after writing %s: %d rows, want %d", key, n, i+1)
+		}
 	}
 }
 
