@@ -207,6 +207,9 @@ func measure(ctx context.Context, targets []*target, settle *settler, log *slog.
 			for _, t := range roundOrder(targets, round) {
 				settle.wait(ctx, m, t.name)
 				r := t.runMode(ctx, m, round == 0)
+				if t.afterTurn != nil {
+					t.afterTurn()
+				}
 				if ctx.Err() != nil {
 					return nil, fmt.Errorf("interrupted during mode %s on %s", m, t.name)
 				}
@@ -261,6 +264,9 @@ type target struct {
 	// direct, when set, makes this target the direct CQL load of the
 	// cluster thriftd serves from (direct.go) instead of a Thrift server.
 	direct *directCQL
+	// afterTurn, when set, runs at the end of each of the target's turns
+	// in measure.
+	afterTurn func()
 }
 
 func newTarget(name, addr string, cfg *loadConfig, log *slog.Logger) *target {
@@ -284,22 +290,27 @@ func (t *target) setup(ctx context.Context) error {
 	if err := t.ensureKeyspace(ctx, admin); err != nil {
 		return err
 	}
-	t.workers = make([]*worker, t.cfg.Connections)
+	if err := t.connect(ctx, t.cfg.Connections); err != nil {
+		return err
+	}
+	return t.preload(ctx)
+}
+
+// connect opens connections until the target has n, each with a random
+// stream of its own.
+func (t *target) connect(ctx context.Context, n int) error {
 	var g errgroup.Group
 	g.SetLimit(8)
-	for i := range t.workers {
+	for i := len(t.workers); i < n; i++ {
 		w := &worker{p: t.p, addr: t.addr, rng: rand.New(rand.NewPCG(t.cfg.Seed, uint64(i)+1))}
-		t.workers[i] = w
+		t.workers = append(t.workers, w)
 		g.Go(func() (err error) {
 			// close closes what opened even if another failed.
 			w.c, err = dial(ctx, t.addr, t.cfg.Keyspace, t.cfg.Timeout)
 			return err
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	return t.preload(ctx)
+	return g.Wait()
 }
 
 // families are the families of the benchmark keyspace.

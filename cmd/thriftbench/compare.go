@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -57,20 +58,28 @@ type compareConfig struct {
 	cql string
 	// settle bounds the wait for a quiet machine before each turn.
 	settle time.Duration
+	// memoryLoad is how long thriftd alone takes the mixed load of
+	// wideConnections connections after the run (0: not at all).
+	memoryLoad time.Duration
 }
 
 // comparison is compare's result.
 type comparison struct {
-	Config           *loadConfig   `json:"config"`
-	DurationS        float64       `json:"duration_s"`
-	WarmupS          float64       `json:"warmup_s"`
-	CPUs             int           `json:"cpus"`
-	MachineCPUs      int           `json:"machine_cpus"`
-	Thriftd          *report       `json:"thriftd"`
-	Cassandra        *report       `json:"cassandra,omitempty"`
-	CassandraSkipped string        `json:"cassandra_skipped,omitempty"`
-	Echo             *report       `json:"echo"`
-	ThriftdRSS       *memoryStatus `json:"thriftd_memory,omitempty"`
+	Config           *loadConfig `json:"config"`
+	DurationS        float64     `json:"duration_s"`
+	WarmupS          float64     `json:"warmup_s"`
+	CPUs             int         `json:"cpus"`
+	MachineCPUs      int         `json:"machine_cpus"`
+	Thriftd          *report     `json:"thriftd"`
+	Cassandra        *report     `json:"cassandra,omitempty"`
+	CassandraSkipped string      `json:"cassandra_skipped,omitempty"`
+	Echo             *report     `json:"echo"`
+	// ThriftdRSS is thriftd's memory after the run, ThriftdLoaded the
+	// reading of largest VmRSS at the end of its turns, ThriftdWide its
+	// peak under the wide mixed load (memory.go).
+	ThriftdRSS    *memoryStatus `json:"thriftd_memory,omitempty"`
+	ThriftdLoaded *memoryStatus `json:"thriftd_memory_end_of_turn,omitempty"`
+	ThriftdWide   *wideLoad     `json:"thriftd_wide_mixed_load,omitempty"`
 	// ThriftdFlags are the flags thriftd ran with beyond its defaults.
 	ThriftdFlags []string `json:"thriftd_flags,omitempty"`
 	// LoadBefore and LoadAfter are /proc/loadavg before the servers start
@@ -152,17 +161,6 @@ type goalResult struct {
 	Ceiling *float64 `json:"ceiling,omitempty"`
 }
 
-// memoryStatus is a process's resident memory from /proc/PID/status.
-type memoryStatus struct {
-	VmHWMKiB int64 `json:"vmhwm_kib"`
-	VmRSSKiB int64 `json:"vmrss_kib"`
-	// RssAnon and RssFile split VmRSS (Linux 4.5 and later; -1 when
-	// absent): thriftd's own memory, and the pages of the files it maps
-	// (the store's tables and logs), which the kernel can reclaim.
-	RssAnonKiB int64 `json:"rssanon_kib"`
-	RssFileKiB int64 `json:"rssfile_kib"`
-}
-
 func runCompareCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("thriftbench compare", flag.ContinueOnError)
 	cc := &compareConfig{}
@@ -171,6 +169,7 @@ func runCompareCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 	fs.StringVar(&cc.cassandra, "cassandra", "127.0.0.1:19160", "Thrift address of the Cassandra 3.11 to compare with (empty: none)")
 	fs.StringVar(&cc.thriftdFlags, "thriftd-flags", "", "flags added to thriftd's command line, space-separated (e.g. '--commitlog-sync batch')")
 	fs.DurationVar(&cc.settle, "settle", 20*time.Second, "before each server's turn at a mode, wait up to this long for the machine's CPUs to be at most 25% busy, so that no server is measured in the wake of the one before (0: do not wait)")
+	fs.DurationVar(&cc.memoryLoad, "memory-load", 10*time.Second, fmt.Sprintf("after the run, load thriftd alone this long with the mixed mode over %d connections and report its peak resident set (0: do not; needs the mixed mode)", wideConnections))
 	fs.StringVar(&cc.cql, "cql", "", "CQL host:port of a Cassandra 4/5 node: thriftd serves from it (--backend cql://), and a direct gocql load of the same tables is measured too (modes insert, get, slice, batch, range)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: thriftbench compare [flags]
@@ -197,6 +196,9 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 	}
 	if cc.settle < 0 {
 		return usagef("--settle must not be negative")
+	}
+	if cc.memoryLoad < 0 {
+		return usagef("--memory-load must not be negative")
 	}
 	if cc.cassandra != "" {
 		if err := checkLoopback(ctx, "--cassandra", cc.cassandra, cfg.AllowRemote); err != nil {
@@ -285,18 +287,29 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 		}
 	}
 	settle := &settler{limit: cc.settle, sample: cpuTimes, log: log}
+	pid := td.cmd.Process.Pid
+	turns := &turnMemory{pid: pid, log: log}
+	targets[0].afterTurn = turns.read
 	reports, err := measure(ctx, targets, settle, log)
 	if err != nil {
 		return err
 	}
 	res.LoadAfter = readLoadavg()
-	if settle.stats.Turns > 0 {
-		res.Settle = &settle.stats
+	if stats := settle.stats; stats.Turns > 0 {
+		res.Settle = &stats
 	}
-	if mem, err := readMemoryStatus(td.cmd.Process.Pid); err != nil {
-		log.Warn("thriftd memory", "err", err)
+	res.ThriftdLoaded = turns.largest
+	if mem, err := memoryAfterRun(ctx, pid, settle, turns.lastEnd); err != nil {
+		log.Warn("thriftd memory after the run", "err", err)
 	} else {
 		res.ThriftdRSS = mem
+	}
+	if cc.memoryLoad > 0 && slices.Contains(cfg.Modes, "mixed") {
+		if wide, err := measureWideLoad(ctx, targets[0], pid, cc.memoryLoad); err != nil {
+			log.Warn("thriftd memory under the wide mixed load", "err", err)
+		} else {
+			res.ThriftdWide = wide
+		}
 	}
 	res.ThriftdFlags = thriftdFlags
 	if directT != nil {
@@ -401,11 +414,16 @@ func (c *comparison) fill() {
 	}
 	if c.ThriftdRSS != nil {
 		// The issue's goal is the resident set after the run; its peak is
-		// held to the same bound, which is stricter.
+		// held to the same bound, which is stricter (memory.go).
 		rss := float64(c.ThriftdRSS.VmRSSKiB) / 1024
 		c.Goals = append(c.Goals, goalResult{Goal: "thriftd RSS after (VmRSS)", Kind: goalRSS, Want: rssGoalMiB, Got: rss, Met: rss <= rssGoalMiB})
 		hwm := float64(c.ThriftdRSS.VmHWMKiB) / 1024
 		c.Goals = append(c.Goals, goalResult{Goal: "thriftd peak RSS (VmHWM)", Kind: goalRSS, Want: rssGoalMiB, Got: hwm, Met: hwm <= rssGoalMiB})
+	}
+	if w := c.ThriftdWide; w != nil {
+		hwm := float64(w.Memory.VmHWMKiB) / 1024
+		c.Goals = append(c.Goals, goalResult{Goal: fmt.Sprintf("thriftd peak, %d conns mixed", w.Connections), Kind: goalRSS, Want: wideGoalMiB, Got: hwm,
+			Met: hwm <= wideGoalMiB && w.Errors == 0})
 	}
 }
 
@@ -503,15 +521,7 @@ func writeComparison(w io.Writer, c *comparison) {
 	}
 	writeMarkdownTable(w, rows)
 	writeRoundRatios(w, c)
-	if c.ThriftdRSS != nil {
-		m := c.ThriftdRSS
-		fmt.Fprintf(w, "\nthriftd resident memory after the run: VmHWM %.1f MiB (peak), VmRSS %.1f MiB",
-			float64(m.VmHWMKiB)/1024, float64(m.VmRSSKiB)/1024)
-		if m.RssAnonKiB >= 0 && m.RssFileKiB >= 0 {
-			fmt.Fprintf(w, " = RssAnon %.1f MiB + RssFile %.1f MiB (mapped files)", float64(m.RssAnonKiB)/1024, float64(m.RssFileKiB)/1024)
-		}
-		fmt.Fprintln(w)
-	}
+	writeMemory(w, c)
 	if c.Thriftd.failedCalls() > 0 || c.Echo.failedCalls() > 0 || (c.Cassandra != nil && c.Cassandra.failedCalls() > 0) {
 		fmt.Fprintln(w, "\nsome calls failed: see the errors column of each server above")
 	}
@@ -537,6 +547,33 @@ func writeComparison(w io.Writer, c *comparison) {
 			verdict += fmt.Sprintf(" (out of reach here: the echo ceiling itself is %.2fx Cassandra)", *g.Ceiling)
 		}
 		fmt.Fprintf(w, "  %-29s %-11s %9s  %s\n", g.Goal, want, got, verdict)
+	}
+}
+
+// writeMemory prints thriftd's resident memory (memory.go).
+func writeMemory(w io.Writer, c *comparison) {
+	if c.ThriftdRSS == nil && c.ThriftdLoaded == nil && c.ThriftdWide == nil {
+		return
+	}
+	mib := func(kib int64) string { return fmt.Sprintf("%.1f MiB", float64(kib)/1024) }
+	rss := func(m *memoryStatus) string {
+		s := "VmRSS " + mib(m.VmRSSKiB)
+		if m.RssAnonKiB >= 0 && m.RssFileKiB >= 0 {
+			s += " = RssAnon " + mib(m.RssAnonKiB) + " + RssFile " + mib(m.RssFileKiB) + " (mapped files)"
+		}
+		return s
+	}
+	fmt.Fprintln(w, "\nthriftd resident memory:")
+	if m := c.ThriftdRSS; m != nil {
+		fmt.Fprintf(w, "  after the run (%s without a call): %s\n", afterRunQuiet, rss(m))
+		fmt.Fprintf(w, "  peak of the run (VmHWM): %s\n", mib(m.VmHWMKiB))
+	}
+	if m := c.ThriftdLoaded; m != nil {
+		fmt.Fprintf(w, "  at the end of its turns, largest: %s\n", rss(m))
+	}
+	if wl := c.ThriftdWide; wl != nil {
+		fmt.Fprintf(w, "  mixed load alone, %d connections, %.0f s, %.0f calls/s, %d errors: peak (VmHWM) %s, at its end %s\n",
+			wl.Connections, wl.Seconds, wl.OpsPerSec, wl.Errors, mib(wl.Memory.VmHWMKiB), rss(wl.Memory))
 	}
 }
 
@@ -587,45 +624,6 @@ func readLoadavg() string {
 		return ""
 	}
 	return strings.Join(f[:3], " ")
-}
-
-// readMemoryStatus reads VmHWM and VmRSS from /proc/PID/status.
-func readMemoryStatus(pid int) (*memoryStatus, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return parseMemoryStatus(f)
-}
-
-func parseMemoryStatus(r io.Reader) (*memoryStatus, error) {
-	m := &memoryStatus{VmHWMKiB: -1, VmRSSKiB: -1, RssAnonKiB: -1, RssFileKiB: -1}
-	fields := map[string]*int64{"VmHWM": &m.VmHWMKiB, "VmRSS": &m.VmRSSKiB, "RssAnon": &m.RssAnonKiB, "RssFile": &m.RssFileKiB}
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		key, val, ok := strings.Cut(sc.Text(), ":")
-		field := fields[key]
-		if !ok || field == nil {
-			continue
-		}
-		f := strings.Fields(val)
-		if len(f) != 2 || f[1] != "kB" {
-			return nil, fmt.Errorf("unexpected %s line %q", key, sc.Text())
-		}
-		n, err := strconv.ParseInt(f[0], 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", key, err)
-		}
-		*field = n
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	if m.VmHWMKiB < 0 || m.VmRSSKiB < 0 {
-		return nil, errors.New("no VmHWM or VmRSS line")
-	}
-	return m, nil
 }
 
 // process is a server compare started.

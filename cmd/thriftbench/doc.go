@@ -76,8 +76,9 @@
 // same parameters, mode by mode, and prints one table: the throughput of
 // each, thriftd/Cassandra, thriftd/echo, and echo/Cassandra, the highest
 // thriftd/Cassandra ratio the machine can show at all; then thriftd's
-// resident memory (VmHWM and VmRSS) after the run and the goals of the
-// issue, met or not. No Cassandra (an empty --cassandra or one that does
+// resident memory (memory.go: at the end of its turns, after the run once
+// it is quiet, and its peak under a mixed load over 64 connections, with
+// --memory-load) and the goals of the issue, met or not. No Cassandra (an empty --cassandra or one that does
 // not answer) leaves its column empty with a loud "!!! SKIPPED" line. The
 // exit status is 1 when calls to thriftd or the echo server failed;
 // Cassandra's failures are reported, since it is the reference. Before each

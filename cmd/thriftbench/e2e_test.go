@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -132,3 +133,49 @@ func TestUnreachable(t *testing.T) {
 const testTimeout = 10 * time.Second
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestMemoryReadings takes the readings compare makes of thriftd's
+// memory from this process, under a real load of an echo server: the
+// wide mixed load opens its connections and makes its calls, and the
+// reading after the run waits for the quiet time after the last call.
+func TestMemoryReadings(t *testing.T) {
+	if _, err := readMemoryStatus(os.Getpid()); err != nil {
+		t.Skipf("!!! SKIPPED: this system has no /proc/PID/status: %v !!!", err)
+	}
+	addr := startTestEcho(t)
+	cfg := &loadConfig{Connections: 2, Keyspace: "memtest", Preload: 10, Keys: 100, Columns: 5, ValueSize: 64, RangeRows: 3,
+		SuperColumns: 2, Subcolumns: 2, Values: "repeat", Seed: 1, Timeout: 10 * time.Second, Modes: []string{"mixed"}}
+	target := newTarget("echo", addr, cfg, slog.New(slog.DiscardHandler))
+	ctx := context.Background()
+	if err := target.setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer target.close(ctx)
+
+	turns := &turnMemory{pid: os.Getpid(), log: slog.New(slog.DiscardHandler)}
+	turns.read()
+	if turns.largest == nil || turns.largest.VmRSSKiB <= 0 || turns.lastEnd.IsZero() {
+		t.Fatalf("reading at the end of a turn: %+v", turns)
+	}
+
+	wide, err := measureWideLoad(ctx, target, os.Getpid(), 200*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wide.Connections != wideConnections || len(target.workers) != wideConnections {
+		t.Errorf("wide load over %d connections (%d open), want %d", wide.Connections, len(target.workers), wideConnections)
+	}
+	if wide.OpsPerSec <= 0 || wide.Errors != 0 || wide.Memory.VmHWMKiB < wide.Memory.VmRSSKiB {
+		t.Errorf("wide load: %+v, memory %+v", wide, wide.Memory)
+	}
+
+	const left = 300 * time.Millisecond
+	start := time.Now()
+	after, err := memoryAfterRun(ctx, os.Getpid(), nil, start.Add(left-afterRunQuiet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if waited := time.Since(start); waited < left-10*time.Millisecond || after.VmRSSKiB <= 0 {
+		t.Errorf("read after %v, want after the %v of quiet left; memory %+v", waited, left, after)
+	}
+}

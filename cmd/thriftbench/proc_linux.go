@@ -69,3 +69,9 @@ func parseCPUTimes(stat string) (busy, total uint64, ok bool) {
 	}
 	return busy, total, true
 }
+
+// resetPeakRSS sets the peak resident set (VmHWM) of process pid to its
+// resident set now (clear_refs, Linux 4.0 and later).
+func resetPeakRSS(pid int) error {
+	return os.WriteFile("/proc/"+strconv.Itoa(pid)+"/clear_refs", []byte("5"), 0)
+}

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"os/exec"
 	"runtime"
 )
@@ -17,3 +18,6 @@ func machineCPUs() int { return runtime.NumCPU() }
 // cpuTimes does not know the machine's CPU time here: compare does not
 // wait for the machine to settle.
 func cpuTimes() (busy, total uint64, ok bool) { return 0, 0, false }
+
+// resetPeakRSS cannot reset a process's peak resident set here.
+func resetPeakRSS(int) error { return errors.New("only Linux resets a process's peak resident set") }
