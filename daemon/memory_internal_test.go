@@ -28,7 +28,10 @@ func (h *fakeHeap) collect() {
 	h.collects++
 	h.gc()
 }
-func (h *fakeHeap) release() { h.releases++ }
+func (h *fakeHeap) release() {
+	h.releases++
+	h.gc()
+}
 
 // gc is a collection: what was freed since the last one is gone.
 func (h *fakeHeap) gc() {
@@ -169,15 +172,52 @@ func TestLimitGuardCollectsWhenQuietAndComesBackToTheBudget(t *testing.T) {
 	if heap.releases != 1 {
 		t.Errorf("memory given back %d times on coming back to the budget's limit, want once", heap.releases)
 	}
-	// At the budget's limit a quiet server is the collector's business.
+	// The memory went back: staying quiet gives nothing back again.
 	for range 3 * quietLooks {
 		g.adjust()
 	}
 	if heap.collects != 1 || heap.releases != 1 {
-		t.Errorf("at the budget's limit the guard collected %d times and gave memory back %d times, want 1 and 1", heap.collects, heap.releases)
+		t.Errorf("quiet at the budget's limit after giving memory back: the guard collected %d times and gave memory back %d times, want 1 and 1", heap.collects, heap.releases)
 	}
 	if !strings.Contains(logs.String(), "the Go memory limit is the budget's again") || !strings.Contains(logs.String(), "memory_given_back=true") {
 		t.Errorf("no message on coming back to the budget's limit with the memory given back:\n%s", logs.String())
+	}
+}
+
+func TestLimitGuardGivesMemoryBackOncePerQuietSpell(t *testing.T) {
+	var logs bytes.Buffer
+	heap := &fakeHeap{}
+	g, set := newTestGuard(heap, &logs)
+	// Under load at the budget's limit the runtime collects between looks:
+	// nothing is given back.
+	for range 3 * quietLooks {
+		look(g, heap, 150<<20)
+	}
+	if heap.releases != 0 || heap.collects != 0 {
+		t.Fatalf("under load: %d releases, %d collections by the guard; want none", heap.releases, heap.collects)
+	}
+	// The load stops: the memory goes back once, after quietLooks looks.
+	for range quietLooks - 1 {
+		g.adjust()
+	}
+	if heap.releases != 0 {
+		t.Fatalf("after %d quiet looks: %d releases, want none yet", quietLooks-1, heap.releases)
+	}
+	for range 5 * quietLooks {
+		g.adjust()
+	}
+	if heap.releases != 1 {
+		t.Fatalf("a quiet spell of %d looks: %d releases, want 1", 6*quietLooks-1, heap.releases)
+	}
+	// A light load: one collection by the runtime, then quiet again, gives
+	// the memory back once more.
+	look(g, heap, 120<<20)
+	for range 3 * quietLooks {
+		g.adjust()
+	}
+	if heap.releases != 2 || heap.collects != 0 || len(*set) != 0 {
+		t.Errorf("after a collection of the runtime and a quiet spell: %d releases, %d collections, limits set %v; want 2, 0, none",
+			heap.releases, heap.collects, *set)
 	}
 }
 
