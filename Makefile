@@ -54,7 +54,7 @@ bench:
 # users measure it: cmd/thriftbench over real sockets, 32 connections,
 # every mode on each server after BENCH_WARMUP, the best of BENCH_ROUNDS
 # rounds of BENCH_DURATION; ratios and thriftd's RSS in one table
-# (docs/PERFORMANCE.md). Not part of make test; under 6 minutes on 2 cores.
+# (docs/PERFORMANCE.md). Not part of make test; about 6.5 minutes on 2 cores.
 # The Cassandra column is skipped loudly when the ref node cannot start
 # (or THRIFTBRIDGE_CASSANDRA=off).
 BENCH_DURATION ?= 5s

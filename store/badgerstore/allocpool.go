@@ -21,7 +21,7 @@ import (
 // begun, which a steady write load never allows. Under inserts of 2 KB
 // random values thriftd's resident set reached 1.35-1.56 GB with a budget
 // of 256 MiB, and kept 650-740 MB 5 s after the load stopped
-// (docs/PERFORMANCE.md).
+// (docs/PERFORMANCE-LOG.md, "Idle table allocators released").
 //
 // Badger has no option for its pool. The engine (and a restore, see
 // startRestoreUpkeep) therefore reads the pool's address once, after

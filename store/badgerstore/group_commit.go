@@ -12,7 +12,7 @@ import (
 // goroutine of Badger's), the check of its reads against the transactions
 // that committed since it began, its request to Badger's write goroutine
 // and the wait for it. Under single-column inserts, sharing it took a
-// quarter to a third off thriftd's CPU per call (docs/PERFORMANCE.md,
+// quarter to a third off thriftd's CPU per call (docs/PERFORMANCE-LOG.md,
 // "Group commit"). Writers that arrive while another
 // writer's transaction is committing therefore queue, and the next of
 // them to run commits all the queued row mutations in one transaction.
@@ -39,7 +39,7 @@ import (
 // batches (100 subcolumns a call) the other CPU then had little to do but
 // wait, and two fifths of a CPU stayed idle. Alone, such writers do
 // that work at once, each in its own goroutine, and pay the transaction's
-// fixed cost, which is small beside their rows' (docs/PERFORMANCE.md,
+// fixed cost, which is small beside their rows' (docs/PERFORMANCE-LOG.md,
 // "Large writers commit alone").
 
 const (

@@ -60,7 +60,8 @@ type MemorySizing struct {
 	// times as many. Badger's 5 made batch loads spend their time in
 	// compactions of level 0: at 10, 28% more 10x10 super batches per
 	// second over 30 s on a fresh store, 55-65% more standard batches
-	// after other writes, reads unchanged (docs/PERFORMANCE.md).
+	// after other writes, reads unchanged (docs/PERFORMANCE-LOG.md,
+	// "Level 0 compacted at 10 tables").
 	LevelZeroTables int
 	// ValueLogFile is the size of a value log file. Values of 1 MiB and
 	// more go to the value log, a memory-mapped file whose written pages

@@ -15,7 +15,7 @@ import (
 // block of each, to find nothing. Badger's bloom filters answer for one
 // whole key without a block, not for a row. Skipping that read took 10 to
 // 23% off thriftd's CPU per batch under super batches into new rows
-// (docs/PERFORMANCE.md, "Row marks").
+// (docs/PERFORMANCE-LOG.md, "Row marks").
 //
 // So each row of a family laid out with row marks that has a pack also
 // has a mark, an empty entry under the row's prefix in namespace

@@ -14,7 +14,7 @@ import (
 // CPU and opening transactions 3%, beside the scheduler's work of waking
 // it. Reads that start while nothing has been written since another read
 // opened its transaction see the same data, so they share it
-// (docs/PERFORMANCE.md, "Reads share a snapshot").
+// (docs/PERFORMANCE-LOG.md, "Reads share a snapshot").
 //
 // Every write to the store goes through commit, update, dropPrefix or
 // writeBatch below, which count it in Engine.writes once Badger has
