@@ -74,9 +74,8 @@ func limitGoMemory(sizing badgerstore.MemorySizing, logger *slog.Logger) *limitG
 //
 // A server that goes quiet at the budget's limit gives its free memory
 // back too, once per quiet spell: the runtime keeps the heap it grew
-// under load (RssAnon 181 MiB 5 s after a make bench-compare run, with
-// a live heap about half of it) and returns it to the system only
-// slowly. The guard gives the memory back after quietLooks looks without
+// under load and returns it to the system only slowly (RssAnon 181 MiB
+// 5 s after a make bench-compare run; 75-83 MiB when given back). The guard gives the memory back after quietLooks looks without
 // a collection, and not again before the runtime has collected by itself,
 // so that a server under a light load pays at most one more collection
 // for each of its own.

@@ -78,13 +78,14 @@
 // thriftd/Cassandra ratio the machine can show at all; then thriftd's
 // resident memory (memory.go: at the end of its turns, after the run once
 // it is quiet, and its peak under a mixed load over 64 connections, with
-// --memory-load) and the goals of the issue, met or not. No Cassandra (an empty --cassandra or one that does
-// not answer) leaves its column empty with a loud "!!! SKIPPED" line. The
-// exit status is 1 when calls to thriftd or the echo server failed;
-// Cassandra's failures are reported, since it is the reference. Before each
-// server's turn at a mode, compare waits for the machine's CPUs to be
-// quiet (at most 25% busy), for --settle at most, so that no server is
-// measured while another's compactions or collections still run.
+// --memory-load) and the goals of the issue, met or not. No Cassandra (an
+// empty --cassandra or one that does not answer) leaves its column empty
+// with a loud "!!! SKIPPED" line. The exit status is 1 when calls to
+// thriftd or the echo server failed; Cassandra's failures are reported,
+// since it is the reference. Before each server's turn at a mode, compare
+// waits for the machine's CPUs to be quiet (at most 25% busy), for
+// --settle at most, so that no server is measured while another's
+// compactions or collections still run.
 //
 // With --cql HOST:PORT (a Cassandra 4/5 node), thriftd serves from that
 // node (--backend cql://, in keyspaces of a prefix of the run's own, at
