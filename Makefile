@@ -56,7 +56,8 @@ bench:
 # rounds of BENCH_DURATION; ratios and thriftd's RSS in one table
 # (docs/PERFORMANCE.md). Not part of make test; about 6.5 minutes on 2 cores.
 # The Cassandra column is skipped loudly when the ref node cannot start
-# (or THRIFTBRIDGE_CASSANDRA=off).
+# (or THRIFTBRIDGE_CASSANDRA=off); a node it starts keeps running until
+# make cassandra-stop.
 BENCH_DURATION ?= 5s
 BENCH_WARMUP   ?= 3s
 BENCH_ROUNDS   ?= 2
