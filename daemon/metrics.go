@@ -238,6 +238,8 @@ type badgerCollector struct {
 	readSnapshots          *prometheus.Desc
 	counterCache           *prometheus.Desc
 	counterCacheBytes      *prometheus.Desc
+	counterFilterSkips     *prometheus.Desc
+	counterFilterBytes     *prometheus.Desc
 	packCache              *prometheus.Desc
 	packCacheBytes         *prometheus.Desc
 	allocatorsReleased     *prometheus.Desc
@@ -266,6 +268,10 @@ func newBadgerCollector(engine *badgerstore.Engine, logger *slog.Logger) *badger
 			[]string{"result"}, nil),
 		counterCacheBytes: prometheus.NewDesc("thriftd_badger_counter_cache_bytes",
 			"Memory of the counter cache: its entries, their keys and its index, as allocated.", nil, nil),
+		counterFilterSkips: prometheus.NewDesc("thriftd_badger_counter_filter_skipped_reads_total",
+			"Counter adds the counter cache did not know that read nothing: the counter filter vouched that their counter was never written.", nil, nil),
+		counterFilterBytes: prometheus.NewDesc("thriftd_badger_counter_filter_bytes",
+			"Memory of the counter filters: the keys each counter family may hold.", nil, nil),
 		packCache: prometheus.NewDesc("thriftd_badger_pack_cache_requests_total",
 			"Reads of super columns' packs by writes into them, by whether the pack cache knew the pack (hit) or not (miss).",
 			[]string{"result"}, nil),
@@ -286,6 +292,8 @@ func (c *badgerCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.readSnapshots
 	ch <- c.counterCache
 	ch <- c.counterCacheBytes
+	ch <- c.counterFilterSkips
+	ch <- c.counterFilterBytes
 	ch <- c.packCache
 	ch <- c.packCacheBytes
 	ch <- c.allocatorsReleased
@@ -309,6 +317,8 @@ func (c *badgerCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.counterCache, prometheus.CounterValue, float64(st.CounterCacheHits), "hit")
 	ch <- prometheus.MustNewConstMetric(c.counterCache, prometheus.CounterValue, float64(st.CounterCacheMisses), "miss")
 	ch <- prometheus.MustNewConstMetric(c.counterCacheBytes, prometheus.GaugeValue, float64(st.CounterCacheBytes))
+	ch <- prometheus.MustNewConstMetric(c.counterFilterSkips, prometheus.CounterValue, float64(st.CounterFilterSkips))
+	ch <- prometheus.MustNewConstMetric(c.counterFilterBytes, prometheus.GaugeValue, float64(st.CounterFilterBytes))
 	ch <- prometheus.MustNewConstMetric(c.packCache, prometheus.CounterValue, float64(st.PackCacheHits), "hit")
 	ch <- prometheus.MustNewConstMetric(c.packCache, prometheus.CounterValue, float64(st.PackCacheMisses), "miss")
 	ch <- prometheus.MustNewConstMetric(c.packCacheBytes, prometheus.GaugeValue, float64(st.PackCacheBytes))

@@ -425,6 +425,7 @@ func (w *writer) putCell(rp []byte, t *store.Table, super, name []byte, rec *rec
 		}
 	}
 	if t.Counter {
+		w.e.counterFilters.probe(t, key).note(w.e.counterFilters)
 		w.counterWritten(key, rec, 0, found)
 	}
 	return w.txn.SetEntry(entry)

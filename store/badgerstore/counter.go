@@ -62,7 +62,8 @@ func (w *writer) addCounter(rp []byte, t *store.Table, op *store.Op) error {
 		rec.rawSuper = t.Comparator.Normalize(op.Super)
 	}
 	value := op.Delta
-	found, err := w.readCounter(key)
+	probe := w.e.counterFilters.probe(t, key)
+	found, err := w.readCounter(key, probe.absent())
 	if err != nil {
 		return fmt.Errorf("read counter: %w", err)
 	}
@@ -85,6 +86,7 @@ func (w *writer) addCounter(rp []byte, t *store.Table, op *store.Op) error {
 		}
 	}
 	rec.value = binary.BigEndian.AppendUint64(w.slab.scratch(8), uint64(value))
+	probe.note(w.e.counterFilters)
 	w.counterWritten(key, &rec, value, found)
 	return w.set(key, appendRecord(w.slab.scratch(recordSize(&rec)), &rec))
 }
@@ -102,7 +104,8 @@ type counterWrite struct {
 // counterWritten invalidates the cache's entry of a counter cell's key
 // being written, and notes the write for publishCounters; rec is the
 // record written, value its counter value if it is a counter, replaced
-// whether the key held a record before.
+// whether the key held a record before. The writer has put the key into
+// its family's counter filter (counter_filter.go).
 func (w *writer) counterWritten(key []byte, rec *record, value int64, replaced bool) {
 	w.e.counters.invalidate(key)
 	cw := counterWrite{key: key}
@@ -113,10 +116,12 @@ func (w *writer) counterWritten(key []byte, rec *record, value int64, replaced b
 }
 
 // readCounter reads the counter cell under key into w.old, as get does,
-// from the counter cache when it knows the counter. A prefetched record
-// comes first: it is consumed by the first read of its key in any case
+// from the counter cache when it knows the counter, and finds nothing
+// without a read when absent (the family's counter filter vouches that
+// the key holds no record, counter_filter.go). A prefetched record comes
+// first: it is consumed by the first read of its key in any case
 // (prefetch.go).
-func (w *writer) readCounter(key []byte) (bool, error) {
+func (w *writer) readCounter(key []byte, absent bool) (bool, error) {
 	if p := w.pre.take(key); p != nil {
 		if !p.found {
 			return false, nil
@@ -127,6 +132,10 @@ func (w *writer) readCounter(key []byte) (bool, error) {
 		w.oldBuf = binary.BigEndian.AppendUint64(w.oldBuf[:0], uint64(value))
 		w.old = record{flags: flagCounter, timestamp: ts, value: w.oldBuf}
 		return true, nil
+	}
+	if absent {
+		w.e.counterFilters.skipped.Add(1)
+		return false, nil
 	}
 	return w.get(key)
 }

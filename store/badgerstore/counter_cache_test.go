@@ -140,7 +140,8 @@ func collectAfterGrace(t *testing.T, engines [2]*Engine, clock *testClock, grace
 
 // TestCounterCacheChangesNoResult runs the same random adds, deletions,
 // failed batches and collections on two stores on one clock, one without
-// a counter cache, and compares every row after each step.
+// a counter cache and counter filters, and compares every row after each
+// step.
 func TestCounterCacheChangesNoResult(t *testing.T) {
 	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
 	var engines [2]*Engine
@@ -155,7 +156,7 @@ func TestCounterCacheChangesNoResult(t *testing.T) {
 		tables[i][1] = enginetest.CreateTable(t, e, store.TableDef{Name: "sc", Super: true, Comparator: "UTF8Type",
 			SubComparator: "UTF8Type", DefaultValidator: "CounterColumnType", GCGraceSeconds: &grace})
 	}
-	engines[1].counters = nil
+	engines[1].counters, engines[1].counterFilters = nil, nil
 	rng := rand.New(rand.NewSource(7))
 	names := []string{"a", "b", "c", "d"}
 	supers := []string{"s1", "s2"}
@@ -208,14 +209,15 @@ func TestCounterCacheChangesNoResult(t *testing.T) {
 			for _, row := range rows {
 				got, want := counterRow(t, engines[0], tables[0][f], row), counterRow(t, engines[1], tables[1][f], row)
 				if got != want {
-					t.Fatalf("step %d, family %d, row %s:\nwith the cache    %s\nwithout the cache %s", step, f, row, got, want)
+					t.Fatalf("step %d, family %d, row %s:\nwith the cache and filters    %s\nwithout the cache and filters %s", step, f, row, got, want)
 				}
 			}
 		}
 	}
 	st := engines[0].counters.stats()
-	if st.hits == 0 || collected == 0 {
-		t.Fatalf("the test missed a path: cache %+v, cells collected %d", st, collected)
+	skipped := engines[0].counterFilters.skipped.Load()
+	if st.hits == 0 || collected == 0 || skipped == 0 {
+		t.Fatalf("the test missed a path: cache %+v, adds that read nothing %d, cells collected %d", st, skipped, collected)
 	}
-	t.Logf("counter cache: %+v; cells collected: %d", st, collected)
+	t.Logf("counter cache: %+v; adds that read nothing: %d; cells collected: %d", st, skipped, collected)
 }

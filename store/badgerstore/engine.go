@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -104,6 +105,9 @@ type Engine struct {
 	allocatorBytesReleased atomic.Int64
 	// counters caches the counters updated last (counter_cache.go).
 	counters *counterCache
+	// counterFilters hold the keys of each counter family that may
+	// have a record (counter_filter.go).
+	counterFilters *counterFilters
 	// packs caches the packs of super columns written last
 	// (pack_cache.go).
 	packs *recentCache
@@ -157,17 +161,18 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("open badger store in %q: %w", opts.Dir, err)
 	}
 	e := &Engine{
-		db:       db,
-		memory:   memory,
-		part:     opts.Partitioner,
-		log:      opts.Logger,
-		now:      opts.Now,
-		rowLocks: newRowLocks(),
-		counters: newCounterCache(memory.CounterCache),
-		packs:    newRecentCache(memory.PackCache),
-		writers:  make(chan *writer, freeWriters),
-		stop:     make(chan struct{}),
-		dropKick: make(chan struct{}, 1),
+		db:             db,
+		memory:         memory,
+		part:           opts.Partitioner,
+		log:            opts.Logger,
+		now:            opts.Now,
+		rowLocks:       newRowLocks(),
+		counters:       newCounterCache(memory.CounterCache),
+		counterFilters: newCounterFilters(memory.CounterFilter),
+		packs:          newRecentCache(memory.PackCache),
+		writers:        make(chan *writer, freeWriters),
+		stop:           make(chan struct{}),
+		dropKick:       make(chan struct{}, 1),
 
 		unpackedSupers: opts.UnpackedSuperColumns,
 	}
@@ -310,7 +315,8 @@ func (e *Engine) nowSeconds() uint32 {
 }
 
 // loadFilters loads, at open, what lets writes and reads skip a read:
-// the timestamp bound (timestamps.go) and the header filter (headers.go).
+// the timestamp bound (timestamps.go), the counter filters
+// (counter_filter.go) and the header filter (headers.go).
 func (e *Engine) loadFilters() error {
 	empty := true
 	err := e.db.View(func(txn *badger.Txn) error {
@@ -326,6 +332,11 @@ func (e *Engine) loadFilters() error {
 	if err := e.loadTimestampBound(empty); err != nil {
 		return err
 	}
+	firstNew := uint32(math.MaxUint32) // a family of a store with data may have keys
+	if empty {
+		firstNew = 0
+	}
+	e.publishCounterFilters(e.catalog.Load(), firstNew)
 	return e.loadHeaderFilter(empty)
 }
 

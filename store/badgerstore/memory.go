@@ -53,6 +53,10 @@ type MemorySizing struct {
 	// last, which spares a write into a hot super column its read
 	// (pack_cache.go).
 	PackCache int64
+	// CounterFilter bounds the filters of the keys each counter family
+	// may hold, which spare the first add of a counter its read
+	// (counter_filter.go).
+	CounterFilter int64
 	// Compactors is the number of concurrent compactions.
 	Compactors int
 	// LevelZeroTables is how many tables (flushed memtables) level 0
@@ -82,7 +86,8 @@ type MemorySizing struct {
 // Badger's structures: an eighth for each memtable (8 MiB to 256 MiB), at
 // most one full memtable waiting for its flush, an eighth for the block
 // cache, a thirty-second each for the counter cache and the pack cache
-// (64 MiB at most each), two
+// (64 MiB at most each), a sixty-fourth for the counter filters (32 MiB
+// at most), two
 // compactors, a quarter for the resident pages of mapped files; level 0
 // compacted at 10 tables.
 func SizeMemory(budget int64) MemorySizing {
@@ -91,13 +96,14 @@ func SizeMemory(budget int64) MemorySizing {
 	}
 	budget = max(budget, minMemoryBudget)
 	s := MemorySizing{
-		Budget:       budget,
-		MemTable:     min(max(budget/8, 8<<20), 256<<20),
-		NumMemtables: 1,
-		BlockCache:   budget / 8,
-		CounterCache: min(budget/32, 64<<20),
-		PackCache:    min(budget/32, 64<<20),
-		Compactors:   2,
+		Budget:        budget,
+		MemTable:      min(max(budget/8, 8<<20), 256<<20),
+		NumMemtables:  1,
+		BlockCache:    budget / 8,
+		CounterCache:  min(budget/32, 64<<20),
+		PackCache:     min(budget/32, 64<<20),
+		CounterFilter: min(budget/64, 32<<20),
+		Compactors:    2,
 		// A bloom filter per table keeps a point read over level 0 cheap.
 		LevelZeroTables: 10,
 		ValueLogFile:    min(max(budget/4, 32<<20), 1<<30-1),

@@ -39,6 +39,11 @@ type Stats struct {
 	// CounterCacheBytes is the memory it has allocated
 	// (counter_cache.go).
 	CounterCacheHits, CounterCacheMisses, CounterCacheBytes int64
+	// CounterFilterSkips counts the adds the counter cache did not know
+	// whose counter the counter filter vouched absent, so that they read
+	// nothing; CounterFilterBytes is the memory of the counter filters
+	// (counter_filter.go).
+	CounterFilterSkips, CounterFilterBytes int64
 	// PackCacheHits and PackCacheMisses count the reads of packs by
 	// writes into super columns that the pack cache answered, and those
 	// it did not; PackCacheBytes is the memory it has allocated
@@ -68,6 +73,7 @@ func (e *Engine) Stats() (Stats, error) {
 	st := Stats{GroupedWrites: e.groupedWrites.Load(), AloneAfterGroup: e.aloneAfterGroup.Load(),
 		SharedReads: e.snapshots.shared.Load(), OwnReads: e.snapshots.opened.Load(),
 		CounterCacheHits: cc.hits, CounterCacheMisses: cc.misses, CounterCacheBytes: cc.bytes,
+		CounterFilterSkips: e.counterFilters.skipped.Load(), CounterFilterBytes: e.counterFilters.bytes.Load(),
 		PackCacheHits: pc.hits, PackCacheMisses: pc.misses, PackCacheBytes: pc.bytes,
 		AllocatorBytesReleased: e.allocatorBytesReleased.Load()}
 	for _, l := range e.db.Levels() {

@@ -180,6 +180,7 @@ func (e *Engine) schemaChange(ctx context.Context, fn func(c *schemaTxn) error) 
 	if c.meta.NextDataID == 0 {
 		c.meta.NextDataID = 1
 	}
+	firstNew := c.meta.NextDataID
 	if err := fn(c); err != nil {
 		return err
 	}
@@ -218,6 +219,9 @@ func (e *Engine) schemaChange(ctx context.Context, fn func(c *schemaTxn) error) 
 	if err := e.db.Sync(); err != nil {
 		return fmt.Errorf("sync schema: %w", err)
 	}
+	// Families created or truncated here get their counter filters before
+	// a writer can take them.
+	e.publishCounterFilters(cat, firstNew)
 	e.catalog.Store(cat)
 	if len(c.meta.PendingDrop) > 0 || len(c.meta.PendingPrefixes) > 0 {
 		e.kickDrops()
