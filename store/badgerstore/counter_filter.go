@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -341,7 +342,7 @@ func (e *Engine) publishCounterFilters(cat *store.Catalog, firstNew uint32) {
 func (e *Engine) listCounters(ctx context.Context, filters map[uint32]*counterFilter) error {
 	fs := e.counterFilters
 	for id, f := range filters {
-		n := 0
+		n, began := 0, time.Now()
 		err := e.db.View(func(txn *badger.Txn) error {
 			it := txn.NewIterator(badger.IteratorOptions{Prefix: appendTablePrefix(nil, id)})
 			defer it.Close()
@@ -363,7 +364,7 @@ func (e *Engine) listCounters(ctx context.Context, filters map[uint32]*counterFi
 			continue
 		}
 		f.known.Store(true)
-		e.log.Info("listed a counter family's keys: first adds to its counters read nothing", "data_id", id, "keys", n)
+		e.log.Info("listed a counter family's keys: first adds to its counters read nothing", "data_id", id, "keys", n, "took", time.Since(began).Round(time.Millisecond))
 	}
 	return nil
 }
