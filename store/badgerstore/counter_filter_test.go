@@ -3,6 +3,7 @@ package badgerstore
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -251,5 +252,38 @@ func TestCounterFilterAddsDuringTheListing(t *testing.T) {
 	}
 	if n := f.e.counterFilters.skipped.Load(); n != 0 {
 		t.Fatalf("%d adds to stored counters read nothing", n)
+	}
+}
+
+// TestCounterFilterListingKeepsWritesMadeBeforeIt: a filter registered
+// incomplete takes the keys written before its listing ends from the
+// writers themselves, and once listed holds the stored keys too; adds to
+// all of them read, adds to new counters do not.
+func TestCounterFilterListingKeepsWritesMadeBeforeIt(t *testing.T) {
+	f := newFixture(t)
+	tb := counterFamily(f)
+	addEach(f, tb, 10, 1) // stored before the filter below exists
+	fs := newCounterFilters(f.e.memory.CounterFilter)
+	f.e.counterFilters = fs
+	unscanned := fs.publish(f.e.Catalog(), math.MaxUint32)
+	if len(unscanned) != 1 || fs.of(tb).known.Load() {
+		t.Fatalf("a family with data got a complete filter (%d to list)", len(unscanned))
+	}
+	addEach(f, tb, 20, 1) // n000-n009 again, n010-n019 new: all read
+	if n := fs.skipped.Load(); n != 0 {
+		t.Fatalf("%d adds read nothing before the listing", n)
+	}
+	if err := f.e.listCounters(context.Background(), unscanned); err != nil {
+		t.Fatal(err)
+	}
+	if !fs.of(tb).known.Load() {
+		t.Fatal("the listing did not complete the filter")
+	}
+	addEach(f, tb, 30, 1) // n000-n019 read, n020-n029 new
+	if n := fs.skipped.Load(); n != 10 {
+		t.Fatalf("%d adds read nothing after the listing, want 10", n)
+	}
+	if got, want := counterValues(t, f, tb), wantCounters(10, 3)+wantCounters(20, 2)[len(wantCounters(10, 2)):]+wantCounters(30, 1)[len(wantCounters(20, 1)):]; got != want {
+		t.Fatalf("counters:\n got %s\nwant %s", got, want)
 	}
 }
