@@ -95,7 +95,7 @@ func TestBackupRestoreRoundTrip(t *testing.T) {
 }
 
 // TestBackupOfReadOnlyStore: a closed store's directory backs up read-only
-// to the same bytes of data.
+// to the same bytes of data; the read-only store tells its stats.
 func TestBackupOfReadOnlyStore(t *testing.T) {
 	f, _ := backupFixture(t)
 	want := dump(t, f.e)
@@ -108,6 +108,9 @@ func TestBackupOfReadOnlyStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ro.Close()
+	if _, err := ro.Stats(); err != nil {
+		t.Fatalf("stats of a read-only store: %v", err)
+	}
 	if got := dump(t, ro); got != want {
 		t.Fatalf("read-only store differs:\n got %s\nwant %s", got, want)
 	}

@@ -153,6 +153,15 @@ func (fs *counterFilters) publish(cat *store.Catalog, firstNew uint32) map[uint3
 	return unscanned
 }
 
+// stats returns the adds that read nothing and the filters' memory; a nil
+// set (a read-only engine) has none.
+func (fs *counterFilters) stats() (skipped, bytes int64) {
+	if fs == nil {
+		return 0, 0
+	}
+	return fs.skipped.Load(), fs.bytes.Load()
+}
+
 // hash is the hash of a key, the same for a filter's whole life.
 func (fs *counterFilters) hash(key []byte) uint64 { return maphash.Bytes(fs.seed, key) }
 

@@ -70,10 +70,11 @@ func (e *Engine) Stats() (Stats, error) {
 		return Stats{}, badger.ErrDBClosed
 	}
 	cc, pc := e.counters.stats(), e.packs.stats()
+	skipped, filterBytes := e.counterFilters.stats()
 	st := Stats{GroupedWrites: e.groupedWrites.Load(), AloneAfterGroup: e.aloneAfterGroup.Load(),
 		SharedReads: e.snapshots.shared.Load(), OwnReads: e.snapshots.opened.Load(),
 		CounterCacheHits: cc.hits, CounterCacheMisses: cc.misses, CounterCacheBytes: cc.bytes,
-		CounterFilterSkips: e.counterFilters.skipped.Load(), CounterFilterBytes: e.counterFilters.bytes.Load(),
+		CounterFilterSkips: skipped, CounterFilterBytes: filterBytes,
 		PackCacheHits: pc.hits, PackCacheMisses: pc.misses, PackCacheBytes: pc.bytes,
 		AllocatorBytesReleased: e.allocatorBytesReleased.Load()}
 	for _, l := range e.db.Levels() {
