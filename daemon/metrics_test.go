@@ -340,6 +340,11 @@ func TestMetricsCountCalls(t *testing.T) {
 			t.Errorf("thriftd_badger_%s_cache_bytes is not exported", cache)
 		}
 	}
+	for _, name := range []string{"thriftd_badger_counter_filter_skipped_reads_total", "thriftd_badger_counter_filter_bytes"} {
+		if v := s.value(t, name); v < 0 || math.IsNaN(v) {
+			t.Errorf("%s = %v", name, v)
+		}
+	}
 	for _, name := range []string{"go_goroutines", "process_cpu_seconds_total", "thriftd_connections_refused_total"} {
 		if s[name] == nil {
 			t.Errorf("%s is not exported", name)
