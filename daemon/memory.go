@@ -75,8 +75,9 @@ func limitGoMemory(sizing badgerstore.MemorySizing, logger *slog.Logger) *limitG
 // A server that goes quiet at the budget's limit gives its free memory
 // back too, once per quiet spell: the runtime keeps the heap it grew
 // under load and returns it to the system only slowly (RssAnon 181 MiB
-// 5 s after a make bench-compare run; 75-83 MiB when given back). The guard gives the memory back after quietLooks looks without
-// a collection, and not again before the runtime has collected by itself,
+// 5 s after a make bench-compare run; 75-83 MiB when given back). The
+// guard gives the memory back after quietLooks looks without a
+// collection, and not again before the runtime has collected by itself,
 // so that a server under a light load pays at most one more collection
 // for each of its own.
 type limitGuard struct {
