@@ -18,6 +18,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/apache/thrift/lib/go/thrift"
 	dto "github.com/prometheus/client_model/go"
@@ -263,10 +264,22 @@ func TestMetricsCountCalls(t *testing.T) {
 	calls["unknown"]++
 	exceptions[[2]string{"unknown", "TApplicationException"}]++
 
-	s := scrapeMetrics(t, d)
 	total := 0
-	for method, n := range calls {
+	for _, n := range calls {
 		total += n
+	}
+	// A call and its reply's bytes are counted once the reply is sent,
+	// which the client may read first: the scrape waits, boundedly, for
+	// the last call.
+	s := scrapeMetrics(t, d)
+	settled := func(s scrape) bool {
+		return s.sum("thriftd_requests_total") >= float64(total) && s.value(t, "thriftd_bytes_sent_total") >= float64(read.Load())
+	}
+	for deadline := time.Now().Add(5 * time.Second); !settled(s) && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		s = scrapeMetrics(t, d)
+	}
+	for method, n := range calls {
 		if got := s.value(t, "thriftd_requests_total", "method", method); got != float64(n) {
 			t.Errorf("thriftd_requests_total{method=%q} = %v, want %d", method, got, n)
 		}
@@ -340,7 +353,8 @@ func TestMetricsCountCalls(t *testing.T) {
 			t.Errorf("thriftd_badger_%s_cache_bytes is not exported", cache)
 		}
 	}
-	for _, name := range []string{"thriftd_badger_counter_filter_skipped_reads_total", "thriftd_badger_counter_filter_bytes"} {
+	for _, name := range []string{"thriftd_badger_counter_filter_skipped_reads_total", "thriftd_badger_counter_filter_bytes",
+		"thriftd_badger_row_mark_filter_skipped_reads_total", "thriftd_badger_row_mark_filter_bytes"} {
 		if v := s.value(t, name); v < 0 || math.IsNaN(v) {
 			t.Errorf("%s = %v", name, v)
 		}
