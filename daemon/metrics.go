@@ -242,6 +242,8 @@ type badgerCollector struct {
 	counterFilterBytes     *prometheus.Desc
 	packCache              *prometheus.Desc
 	packCacheBytes         *prometheus.Desc
+	markFilterSkips        *prometheus.Desc
+	markFilterBytes        *prometheus.Desc
 	allocatorsReleased     *prometheus.Desc
 }
 
@@ -277,6 +279,10 @@ func newBadgerCollector(engine *badgerstore.Engine, logger *slog.Logger) *badger
 			[]string{"result"}, nil),
 		packCacheBytes: prometheus.NewDesc("thriftd_badger_pack_cache_bytes",
 			"Memory of the pack cache: its entries, their keys and values and its index, as allocated.", nil, nil),
+		markFilterSkips: prometheus.NewDesc("thriftd_badger_row_mark_filter_skipped_reads_total",
+			"Reads of a super family row's mark, or of its packs, that writes into the row did not make: the row mark filter vouched that the row has no pack.", nil, nil),
+		markFilterBytes: prometheus.NewDesc("thriftd_badger_row_mark_filter_bytes",
+			"Memory of the row mark filters: the rows of each packed super family that may have packs.", nil, nil),
 		allocatorsReleased: prometheus.NewDesc("thriftd_badger_idle_allocator_bytes_released_total",
 			"Bytes of the idle buffers of Badger's table builders that the store released, rather than leave them pooled.", nil, nil),
 	}
@@ -296,6 +302,8 @@ func (c *badgerCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.counterFilterBytes
 	ch <- c.packCache
 	ch <- c.packCacheBytes
+	ch <- c.markFilterSkips
+	ch <- c.markFilterBytes
 	ch <- c.allocatorsReleased
 }
 
@@ -322,6 +330,8 @@ func (c *badgerCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.packCache, prometheus.CounterValue, float64(st.PackCacheHits), "hit")
 	ch <- prometheus.MustNewConstMetric(c.packCache, prometheus.CounterValue, float64(st.PackCacheMisses), "miss")
 	ch <- prometheus.MustNewConstMetric(c.packCacheBytes, prometheus.GaugeValue, float64(st.PackCacheBytes))
+	ch <- prometheus.MustNewConstMetric(c.markFilterSkips, prometheus.CounterValue, float64(st.MarkFilterSkips))
+	ch <- prometheus.MustNewConstMetric(c.markFilterBytes, prometheus.GaugeValue, float64(st.MarkFilterBytes))
 	ch <- prometheus.MustNewConstMetric(c.allocatorsReleased, prometheus.CounterValue, float64(st.AllocatorBytesReleased))
 	for _, l := range st.Levels {
 		level := strconv.Itoa(l.Level)

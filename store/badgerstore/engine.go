@@ -106,8 +106,9 @@ type Engine struct {
 	// counters caches the counters updated last (counter_cache.go).
 	counters *counterCache
 	// counterFilters hold the keys of each counter family that may
-	// have a record (counter_filter.go).
-	counterFilters *counterFilters
+	// have a record, markFilters the rows of each marked family that may
+	// have a mark (key_filter.go).
+	counterFilters, markFilters *keyFilters
 	// packs caches the packs of super columns written last
 	// (pack_cache.go).
 	packs *recentCache
@@ -168,7 +169,8 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		now:            opts.Now,
 		rowLocks:       newRowLocks(),
 		counters:       newCounterCache(memory.CounterCache),
-		counterFilters: newCounterFilters(memory.CounterFilter),
+		counterFilters: newKeyFilters(counterKeys, memory.CounterFilter),
+		markFilters:    newKeyFilters(rowMarkKeys, memory.MarkFilter),
 		packs:          newRecentCache(memory.PackCache),
 		writers:        make(chan *writer, freeWriters),
 		stop:           make(chan struct{}),
@@ -315,8 +317,8 @@ func (e *Engine) nowSeconds() uint32 {
 }
 
 // loadFilters loads, at open, what lets writes and reads skip a read:
-// the timestamp bound (timestamps.go), the counter filters
-// (counter_filter.go) and the header filter (headers.go).
+// the timestamp bound (timestamps.go), the key filters (key_filter.go)
+// and the header filter (headers.go).
 func (e *Engine) loadFilters() error {
 	empty := true
 	err := e.db.View(func(txn *badger.Txn) error {
@@ -336,7 +338,7 @@ func (e *Engine) loadFilters() error {
 	if empty {
 		firstNew = 0
 	}
-	e.publishCounterFilters(e.catalog.Load(), firstNew)
+	e.publishKeyFilters(e.catalog.Load(), firstNew)
 	return e.loadHeaderFilter(empty)
 }
 

@@ -55,8 +55,12 @@ type MemorySizing struct {
 	PackCache int64
 	// CounterFilter bounds the filters of the keys each counter family
 	// may hold, which spare the first add of a counter its read
-	// (counter_filter.go).
+	// (key_filter.go).
 	CounterFilter int64
+	// MarkFilter bounds the filters of the rows of each marked family
+	// that may have a mark, which spare a write into a super column its
+	// read of the row's mark (key_filter.go, rowmark.go).
+	MarkFilter int64
 	// Compactors is the number of concurrent compactions.
 	Compactors int
 	// LevelZeroTables is how many tables (flushed memtables) level 0
@@ -87,9 +91,9 @@ type MemorySizing struct {
 // most one full memtable waiting for its flush, an eighth for the block
 // cache, a thirty-second each for the counter cache and the pack cache
 // (64 MiB at most each), a sixty-fourth for the counter filters (32 MiB
-// at most), two
-// compactors, a quarter for the resident pages of mapped files; level 0
-// compacted at 10 tables.
+// at most) and a hundred-and-twenty-eighth for the row mark filters (16
+// MiB at most), two compactors, a quarter for the resident pages of
+// mapped files; level 0 compacted at 10 tables.
 func SizeMemory(budget int64) MemorySizing {
 	if budget <= 0 {
 		budget = DefaultMemoryBudget
@@ -103,6 +107,7 @@ func SizeMemory(budget int64) MemorySizing {
 		CounterCache:  min(budget/32, 64<<20),
 		PackCache:     min(budget/32, 64<<20),
 		CounterFilter: min(budget/64, 32<<20),
+		MarkFilter:    min(budget/128, 16<<20),
 		Compactors:    2,
 		// A bloom filter per table keeps a point read over level 0 cheap.
 		LevelZeroTables: 10,

@@ -42,13 +42,19 @@ type Stats struct {
 	// CounterFilterSkips counts the adds the counter cache did not know
 	// whose counter the counter filter vouched absent, so that they read
 	// nothing; CounterFilterBytes is the memory of the counter filters
-	// (counter_filter.go).
+	// (key_filter.go).
 	CounterFilterSkips, CounterFilterBytes int64
 	// PackCacheHits and PackCacheMisses count the reads of packs by
 	// writes into super columns that the pack cache answered, and those
 	// it did not; PackCacheBytes is the memory it has allocated
 	// (pack_cache.go).
 	PackCacheHits, PackCacheMisses, PackCacheBytes int64
+	// MarkFilterSkips counts the reads of row marks, or of a pack of a
+	// row mutation that read no mark, that the row mark filters spared:
+	// they vouched that the row has no mark, so no pack;
+	// MarkFilterBytes is the memory of the filters (key_filter.go,
+	// rowmark.go).
+	MarkFilterSkips, MarkFilterBytes int64
 	// AllocatorBytesReleased counts the bytes of the idle allocators of
 	// Badger's table builders that the engine released (allocpool.go).
 	AllocatorBytesReleased int64
@@ -71,11 +77,13 @@ func (e *Engine) Stats() (Stats, error) {
 	}
 	cc, pc := e.counters.stats(), e.packs.stats()
 	skipped, filterBytes := e.counterFilters.stats()
+	markSkipped, markBytes := e.markFilters.stats()
 	st := Stats{GroupedWrites: e.groupedWrites.Load(), AloneAfterGroup: e.aloneAfterGroup.Load(),
 		SharedReads: e.snapshots.shared.Load(), OwnReads: e.snapshots.opened.Load(),
 		CounterCacheHits: cc.hits, CounterCacheMisses: cc.misses, CounterCacheBytes: cc.bytes,
 		CounterFilterSkips: skipped, CounterFilterBytes: filterBytes,
 		PackCacheHits: pc.hits, PackCacheMisses: pc.misses, PackCacheBytes: pc.bytes,
+		MarkFilterSkips: markSkipped, MarkFilterBytes: markBytes,
 		AllocatorBytesReleased: e.allocatorBytesReleased.Load()}
 	for _, l := range e.db.Levels() {
 		st.Levels = append(st.Levels, LevelStats{Level: l.Level, Tables: l.NumTables, Bytes: l.Size})

@@ -38,9 +38,10 @@ func TestPackCacheAnswersRepeatedBatches(t *testing.T) {
 }
 
 // TestPackCacheChangesNoResult runs the same random writes, deletions,
-// expiring subcolumns, failed batches, rows written twice in a batch and
-// collections on two packed stores on one clock, one without a pack
-// cache, and compares every row after each step.
+// expiring subcolumns, failed batches, rows written twice in a batch, new
+// rows and collections on two packed stores on one clock, one without a
+// pack cache nor row mark filters, and compares every row after each
+// step.
 func TestPackCacheChangesNoResult(t *testing.T) {
 	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
 	var engines [2]*Engine
@@ -53,7 +54,7 @@ func TestPackCacheChangesNoResult(t *testing.T) {
 		tables[i] = enginetest.CreateTable(t, e, store.TableDef{Name: "S", Comparator: "UTF8Type", Super: true,
 			SubComparator: "UTF8Type", GCGraceSeconds: &grace})
 	}
-	engines[1].packs = nil
+	engines[1].packs, engines[1].markFilters = nil, nil
 	rng := rand.New(rand.NewSource(11))
 	supers := []string{"s1", "s2", "s3"}
 	rows := []string{"r0", "r1", "r2"}
@@ -86,6 +87,9 @@ func TestPackCacheChangesNoResult(t *testing.T) {
 	collected := 0
 	for step := 0; step < 800; step++ {
 		key := rows[rng.Intn(len(rows))]
+		if rng.Intn(8) == 0 {
+			key = fmt.Sprint("n", step) // a new row, which the filter vouches has no pack
+		}
 		batch := []store.RowMutation{{Key: []byte(key), Ops: rowOps()}}
 		if rng.Intn(6) == 0 {
 			// The same row again in the same transaction: its second
@@ -112,7 +116,7 @@ func TestPackCacheChangesNoResult(t *testing.T) {
 		if rng.Intn(60) == 0 {
 			collected += collectAfterGrace(t, engines, clock, grace)
 		}
-		for _, row := range rows {
+		for _, row := range append(rows[:len(rows):len(rows)], key) {
 			var got [2]string
 			for i, e := range engines {
 				res := enginetest.Slice(t, e, tables[i], row, store.SliceQuery{Count: all})
@@ -124,8 +128,9 @@ func TestPackCacheChangesNoResult(t *testing.T) {
 		}
 	}
 	st := engines[0].packs.stats()
-	if st.hits == 0 || collected == 0 {
-		t.Fatalf("the test missed a path: cache %+v, cells collected %d", st, collected)
+	skipped, _ := engines[0].markFilters.stats()
+	if st.hits == 0 || collected == 0 || skipped == 0 {
+		t.Fatalf("the test missed a path: cache %+v, cells collected %d, reads the row mark filter spared %d", st, collected, skipped)
 	}
-	t.Logf("pack cache: %+v; cells collected: %d", st, collected)
+	t.Logf("pack cache: %+v; cells collected: %d; reads the row mark filter spared: %d", st, collected, skipped)
 }

@@ -36,7 +36,7 @@ func (w *writer) packCell(rp []byte, t *store.Table, super, name []byte, rec *re
 		if len(pk)+packNameRoom > truncatedLen {
 			return w.putCell(rp, t, super, name, rec, ttl)
 		}
-		i, err := w.openPack(pk)
+		i, err := w.openPack(pk, t)
 		if err != nil {
 			return err
 		}
@@ -118,9 +118,10 @@ func (a *packCellArena) reset() {
 	a.cells = a.cells[:0]
 }
 
-// openPack returns the index in w.packs of the pack under key, reading it
-// on first use in the row mutation.
-func (w *writer) openPack(key []byte) (int, error) {
+// openPack returns the index in w.packs of the pack under key, of the
+// row being written in family t, reading it on first use in the row
+// mutation.
+func (w *writer) openPack(key []byte, t *store.Table) (int, error) {
 	for i := len(w.packs) - 1; i >= 0; i-- {
 		if bytes.Equal(w.packs[i].key, key) {
 			return i, nil
@@ -134,6 +135,8 @@ func (w *writer) openPack(key []byte) (int, error) {
 		val, found = pre.val, pre.found
 	} else if val, found = w.cachedPack(key); found {
 		// Read from the pack cache.
+	} else if w.rowWithoutPacks(w.rp, t) {
+		// The row has no mark, so no pack (rowmark.go).
 	} else {
 		read, ok, err := w.getValue(key)
 		if err != nil {
@@ -219,7 +222,7 @@ func (w *writer) flushPacks(rp []byte, t *store.Table) error {
 			continue
 		}
 		if markedTable(t) {
-			if err := w.markRow(rp); err != nil {
+			if err := w.markRow(rp, t); err != nil {
 				return err
 			}
 		}

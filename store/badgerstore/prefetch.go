@@ -174,21 +174,24 @@ func (w *writer) prefetchCells(rp []byte, m *store.RowMutation) error {
 		w.markSeen = true
 		return nil
 	}
-	if marked && cached == 0 {
-		markSeen, err := w.rowMarked(rp)
-		if err != nil {
-			return err
+	if marked {
+		mark := markStored // a pack the cache knows implies the mark
+		if cached == 0 {
+			var err error
+			if mark, err = w.rowMark(rp, t); err != nil {
+				return err
+			}
 		}
-		if !markSeen {
+		if mark == markAbsent {
 			// The row has no pack: its packs' entries answer absent. A
 			// key of any other kind is read as before.
 			w.pre.entries = slices.DeleteFunc(w.pre.entries, func(e prefetched) bool { return !e.pack })
 			w.e.unmarkedRows.Add(1)
 			return nil
 		}
-	}
-	if marked {
-		w.markSeen = true
+		// A mark the filter only holds is proven by a pack found
+		// (openPack).
+		w.markSeen = mark == markStored
 		if w.pending > prefetchMaxPending {
 			// What the cache did not answer is read point by point.
 			w.pre.entries = slices.DeleteFunc(w.pre.entries, func(e prefetched) bool { return !e.found })

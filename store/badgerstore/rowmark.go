@@ -1,10 +1,13 @@
 package badgerstore
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/thriftbridge/thriftbridge/store"
 )
 
 // Row marks. A write into a pack reads the pack first (pack.go), and a row
@@ -39,6 +42,14 @@ import (
 // packing is: packed families stored before marks existed have none, and
 // their writers read every pack.
 
+// Each marked family also has a filter of the rows that may have a mark
+// (key_filter.go), which the writer of a mark puts the row in. A row the
+// filter does not hold has no pack, and its writers read neither the mark
+// nor the packs; a row it holds very likely has its mark, whose read is
+// skipped too: its packs are read, and one found implies the mark. Until
+// the filter is complete (a family with data at open, while its marks are
+// listed) or once it is full, a row it does not hold has its mark read.
+
 // nsRowMarks is the namespace of row marks.
 const nsRowMarks byte = 0x06
 
@@ -49,25 +60,67 @@ func rowMarkKey(s *slab, rp []byte) []byte {
 	return k
 }
 
-// rowMarked reports whether the row with prefix rp has its mark, read
-// where a prefetch of the row reads (rowReader).
-func (w *writer) rowMarked(rp []byte) (bool, error) {
-	_, err := w.rowReader(rp).Get(rowMarkKey(&w.slab, rp))
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("read row mark: %w", err)
-	}
-	return true, nil
+// rowMarkPrefix is the prefix of the marks of a family's data id.
+func rowMarkPrefix(dataID uint32) []byte {
+	return binary.BigEndian.AppendUint32([]byte{nsRowMarks}, dataID)
 }
 
-// markRow writes the mark of the row with prefix rp, which is writing a
-// pack, unless the row mutation has seen it or a pack that implies it.
-func (w *writer) markRow(rp []byte) error {
+// markState is what a writer learns of a row's mark before reading the
+// row's packs.
+type markState int
+
+const (
+	// markAbsent: the row has no mark, so no pack.
+	markAbsent markState = iota
+	// markStored: the mark was read; the row has it.
+	markStored
+	// markLikely: the family's filter holds the row; the mark was not
+	// read, and only a pack found proves it.
+	markLikely
+)
+
+// rowMark tells whether the row with prefix rp of the marked family t
+// has its mark: from the family's filter if it knows, else read where a
+// prefetch of the row reads (rowReader).
+func (w *writer) rowMark(rp []byte, t *store.Table) (markState, error) {
+	key := rowMarkKey(&w.slab, rp)
+	probe := w.e.markFilters.probe(t, key)
+	switch {
+	case probe.absent():
+		w.e.markFilters.skipped.Add(1)
+		return markAbsent, nil
+	case probe.held:
+		return markLikely, nil
+	}
+	_, err := w.rowReader(rp).Get(key)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return markAbsent, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read row mark: %w", err)
+	}
+	return markStored, nil
+}
+
+// rowWithoutPacks reports whether the filter of the marked family t
+// vouches that the row with prefix rp has no mark, so no pack.
+func (w *writer) rowWithoutPacks(rp []byte, t *store.Table) bool {
+	if !markedTable(t) || !w.e.markFilters.probe(t, rowMarkKey(&w.slab, rp)).absent() {
+		return false
+	}
+	w.e.markFilters.skipped.Add(1)
+	return true
+}
+
+// markRow writes the mark of the row with prefix rp of the marked family
+// t, which is writing a pack, unless the row mutation has seen it or a
+// pack that implies it, and puts the row into the family's filter first.
+func (w *writer) markRow(rp []byte, t *store.Table) error {
 	if w.markSeen {
 		return nil
 	}
 	w.markSeen = true
-	return w.set(rowMarkKey(&w.slab, rp), nil)
+	key := rowMarkKey(&w.slab, rp)
+	w.e.markFilters.probe(t, key).note(w.e.markFilters)
+	return w.set(key, nil)
 }

@@ -3,6 +3,7 @@ package badgerstore
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -184,5 +185,127 @@ func TestRowMarksVouchOnlyForPacks(t *testing.T) {
 	got := enginetest.CellsString(enginetest.Slice(t, e, tb, "k", store.SliceQuery{Super: []byte(long), Count: all}).Cells)
 	if want := "p=0@20 q=0@20 r=0@20 s=0@20"; got != want {
 		t.Fatalf("the older batch won: %q, want %q", got, want)
+	}
+}
+
+// waitMarksListed waits, boundedly, for the scan at open to complete the
+// row mark filter of tb's family.
+func waitMarksListed(t *testing.T, e *Engine, tb *store.Table) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !e.markFilters.of(tb).known.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("the row marks of a store with data were not listed in 20 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestRowMarkFilter: writes into the super columns of a row never written
+// read neither its mark nor its packs, batches and single subcolumns
+// alike; writes into rows written before merge with their packs, before
+// and after a reopen, whose listing of the marks vouches for nothing
+// until it ends; a truncated family starts with a complete, empty filter.
+func TestRowMarkFilter(t *testing.T) {
+	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	dir := t.TempDir()
+	e := openLayout(t, dir, false, clock)
+	defer func() { e.Close() }()
+	tb := enginetest.CreateTable(t, e, store.TableDef{Name: "S", Comparator: "UTF8Type", Super: true, SubComparator: "UTF8Type"})
+	skipped := func() int64 { n, _ := e.markFilters.stats(); return n }
+	sc := func(key, super string) string {
+		return enginetest.CellsString(enginetest.Slice(t, e, tb, key, store.SliceQuery{Super: []byte(super), Count: all}).Cells)
+	}
+
+	enginetest.Apply(t, e, superBatch(tb, "k", "1", 10, "x", "y"))
+	enginetest.Apply(t, e, store.RowMutation{Table: tb, Key: []byte("j"), Ops: []store.Op{enginetest.PutSuper("b", "v", "2", 20)}})
+	if n := skipped(); n != 2 {
+		t.Fatalf("%d writes into new rows read nothing, want 2 (a batch, a subcolumn)", n)
+	}
+	if !hasRowMark(t, e, tb, "k") || !hasRowMark(t, e, tb, "j") {
+		t.Fatal("a new row written without a read has no mark")
+	}
+	// Rows the filter holds are read and merged.
+	enginetest.Apply(t, e, superBatch(tb, "k", "3", 30, "z"))
+	enginetest.Apply(t, e, store.RowMutation{Table: tb, Key: []byte("j"), Ops: []store.Op{enginetest.PutSuper("b", "w", "4", 40)}})
+	if n := skipped(); n != 2 {
+		t.Fatalf("%d writes read nothing, want 2: a row with packs was taken for new", n)
+	}
+	if got, want := sc("k", "c"), "x=1@10 y=1@10 z=3@30"; got != want {
+		t.Fatalf("super column c of k: %q, want %q", got, want)
+	}
+	if got, want := sc("j", "b"), "v=2@20 w=4@40"; got != want {
+		t.Fatalf("super column b of j: %q, want %q", got, want)
+	}
+	if _, bytes := e.markFilters.stats(); bytes == 0 {
+		t.Fatal("the filters account no memory")
+	}
+
+	// Reopened with data, the filter lists the marks before it vouches.
+	e.Close()
+	e = openLayout(t, dir, false, clock)
+	tb, _ = e.Catalog().Table("ks", "S")
+	waitMarksListed(t, e, tb)
+	enginetest.Apply(t, e, superBatch(tb, "k", "5", 50, "w"))
+	enginetest.Apply(t, e, superBatch(tb, "m", "6", 60, "x"))
+	if n := skipped(); n != 1 {
+		t.Fatalf("%d writes read nothing after the reopen, want 1 (the new row)", n)
+	}
+	if got, want := sc("k", "a"), "w=5@50 x=1@10 y=1@10 z=3@30"; got != want {
+		t.Fatalf("super column a of k after the reopen: %q, want %q", got, want)
+	}
+
+	// A truncated family has a new data id, and an empty filter that
+	// vouches from the start.
+	if err := e.Truncate(context.Background(), "ks", "S"); err != nil {
+		t.Fatal(err)
+	}
+	tb, _ = e.Catalog().Table("ks", "S")
+	if !e.markFilters.of(tb).known.Load() {
+		t.Fatal("the filter of a truncated family is not complete")
+	}
+	enginetest.Apply(t, e, superBatch(tb, "k", "7", 70, "x"))
+	if n := skipped(); n != 2 {
+		t.Fatalf("%d writes read nothing, want 2: the truncated row was read", n)
+	}
+	if got, want := sc("k", "a"), "x=7@70"; got != want {
+		t.Fatalf("super column a of k after the truncation: %q, want %q", got, want)
+	}
+}
+
+// TestRowMarkFilterListingKeepsWritesMadeBeforeIt: a filter registered
+// incomplete reads the marks until its listing ends, takes the rows
+// marked meanwhile from their writers, and once listed holds the stored
+// rows too.
+func TestRowMarkFilterListingKeepsWritesMadeBeforeIt(t *testing.T) {
+	e, _, tb := openPackedFamily(t, 3600)
+	enginetest.Apply(t, e, superBatch(tb, "k", "1", 10, "x")) // before the filter below exists
+	fs := newKeyFilters(rowMarkKeys, e.memory.MarkFilter)
+	e.markFilters = fs
+	unscanned := fs.publish(e.Catalog(), math.MaxUint32)
+	if len(unscanned) != 1 || fs.of(tb).known.Load() {
+		t.Fatalf("a family with data got a complete filter (%d to list)", len(unscanned))
+	}
+	enginetest.Apply(t, e, superBatch(tb, "j", "2", 20, "x")) // a new row: its mark is read
+	if n, _ := fs.stats(); n != 0 {
+		t.Fatalf("%d writes read nothing before the listing", n)
+	}
+	if err := e.listKeys(context.Background(), fs, unscanned); err != nil {
+		t.Fatal(err)
+	}
+	if !fs.of(tb).known.Load() {
+		t.Fatal("the listing did not complete the filter")
+	}
+	for _, key := range []string{"k", "j", "n"} {
+		enginetest.Apply(t, e, superBatch(tb, key, "3", 30, "y"))
+	}
+	if n, _ := fs.stats(); n != 1 {
+		t.Fatalf("%d writes read nothing after the listing, want 1 (the new row)", n)
+	}
+	for key, want := range map[string]string{"k": "x=1@10 y=3@30", "j": "x=2@20 y=3@30", "n": "y=3@30"} {
+		got := enginetest.CellsString(enginetest.Slice(t, e, tb, key, store.SliceQuery{Super: []byte("d"), Count: all}).Cells)
+		if got != want {
+			t.Fatalf("super column d of %s: %q, want %q", key, got, want)
+		}
 	}
 }

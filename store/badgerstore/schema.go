@@ -221,7 +221,7 @@ func (e *Engine) schemaChange(ctx context.Context, fn func(c *schemaTxn) error) 
 	}
 	// Families created or truncated here get their counter filters before
 	// a writer can take them.
-	e.publishCounterFilters(cat, firstNew)
+	e.publishKeyFilters(cat, firstNew)
 	e.catalog.Store(cat)
 	if len(c.meta.PendingDrop) > 0 || len(c.meta.PendingPrefixes) > 0 {
 		e.kickDrops()

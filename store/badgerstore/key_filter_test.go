@@ -15,8 +15,8 @@ import (
 // TestCounterFilterHoldsEveryKeyItWasGiven: a filter grown through many
 // parts holds every key put into it, and few others.
 func TestCounterFilterHoldsEveryKeyItWasGiven(t *testing.T) {
-	fs := newCounterFilters(64 << 20)
-	f := newCounterFilter()
+	fs := newKeyFilters(counterKeys, 64<<20)
+	f := newKeyFilter()
 	const keys = 200_000
 	for i := range keys {
 		f.add(fs, fs.hash(fmt.Appendf(nil, "key-%d", i)))
@@ -50,20 +50,20 @@ func TestCounterFilterHoldsEveryKeyItWasGiven(t *testing.T) {
 // before it is complete, nor once it could not grow within its bound; a
 // retired filter gives its memory back.
 func TestCounterFilterStopsVouchingWhenFull(t *testing.T) {
-	fs := newCounterFilters(newBloomPart(counterFilterFirstKeys).size())
-	f := newCounterFilter()
-	unknown := counterProbe{f: f, h: fs.hash([]byte("never"))}
+	fs := newKeyFilters(counterKeys, newBloomPart(keyFilterFirstKeys).size())
+	f := newKeyFilter()
+	unknown := keyProbe{f: f, h: fs.hash([]byte("never"))}
 	if unknown.absent() {
 		t.Fatal("a filter not yet complete vouches that a key is absent")
 	}
 	f.known.Store(true)
-	for i := range 2 * counterFilterFirstKeys {
+	for i := range 2 * keyFilterFirstKeys {
 		f.add(fs, fs.hash(fmt.Appendf(nil, "key-%d", i)))
 	}
 	if !f.full.Load() {
 		t.Fatal("the filter grew past its bound")
 	}
-	p := counterProbe{f: f, h: fs.hash([]byte("never")), known: true}
+	p := keyProbe{f: f, h: fs.hash([]byte("never")), known: true}
 	p.held = f.holds(p.h)
 	if p.absent() {
 		t.Fatal("a full filter vouches that a key is absent")
@@ -263,7 +263,7 @@ func TestCounterFilterListingKeepsWritesMadeBeforeIt(t *testing.T) {
 	f := newFixture(t)
 	tb := counterFamily(f)
 	addEach(f, tb, 10, 1) // stored before the filter below exists
-	fs := newCounterFilters(f.e.memory.CounterFilter)
+	fs := newKeyFilters(counterKeys, f.e.memory.CounterFilter)
 	f.e.counterFilters = fs
 	unscanned := fs.publish(f.e.Catalog(), math.MaxUint32)
 	if len(unscanned) != 1 || fs.of(tb).known.Load() {
@@ -273,7 +273,7 @@ func TestCounterFilterListingKeepsWritesMadeBeforeIt(t *testing.T) {
 	if n := fs.skipped.Load(); n != 0 {
 		t.Fatalf("%d adds read nothing before the listing", n)
 	}
-	if err := f.e.listCounters(context.Background(), unscanned); err != nil {
+	if err := f.e.listKeys(context.Background(), fs, unscanned); err != nil {
 		t.Fatal(err)
 	}
 	if !fs.of(tb).known.Load() {
