@@ -213,8 +213,9 @@ type writer struct {
 	// pre holds the prefetched cells of the row being written.
 	pre cellPrefetch
 	// markSeen: the row being written has its mark, stored or written
-	// by this transaction (rowmark.go).
-	markSeen bool
+	// by this transaction; markLikely: its family's filter holds the
+	// row, whose mark was not read (rowmark.go).
+	markSeen, markLikely bool
 	// pending counts the operations already written in the transaction,
 	// rowsWritten the prefixes of its rows (up to maxRowsTracked).
 	pending     int
@@ -253,7 +254,7 @@ func (w *writer) row(m *store.RowMutation) error {
 	w.above = max(w.e.blindFloor(), w.e.rowLocks.stripes[w.stripe].maxTimestamp)
 	w.unique = !t.Counter && !w.repeatedNames(m.Ops)
 	w.shadows = nil
-	w.markSeen = false
+	w.markSeen, w.markLikely = false, false
 	if cut {
 		key := m.Key
 		err := w.updateRowHeader(rp, func(h *record) bool {

@@ -191,7 +191,7 @@ func (w *writer) prefetchCells(rp []byte, m *store.RowMutation) error {
 		}
 		// A mark the filter only holds is proven by a pack found
 		// (openPack).
-		w.markSeen = mark == markStored
+		w.markSeen, w.markLikely = mark == markStored, mark == markLikely
 		if w.pending > prefetchMaxPending {
 			// What the cache did not answer is read point by point.
 			w.pre.entries = slices.DeleteFunc(w.pre.entries, func(e prefetched) bool { return !e.found })

@@ -46,7 +46,8 @@ import (
 // (key_filter.go), which the writer of a mark puts the row in. A row the
 // filter does not hold has no pack, and its writers read neither the mark
 // nor the packs; a row it holds very likely has its mark, whose read is
-// skipped too: its packs are read, and one found implies the mark. Until
+// skipped too: its packs are read, and one found implies the mark (if
+// none is, the mark is read before one is written again). Until
 // the filter is complete (a family with data at open, while its marks are
 // listed) or once it is full, a row it does not hold has its mark read.
 
@@ -115,12 +116,24 @@ func (w *writer) rowWithoutPacks(rp []byte, t *store.Table) bool {
 // markRow writes the mark of the row with prefix rp of the marked family
 // t, which is writing a pack, unless the row mutation has seen it or a
 // pack that implies it, and puts the row into the family's filter first.
+// A row the filter held whose packs written now are all new (a batch into
+// new super columns of an existing row) has its mark read instead, as
+// before the filter, rather than written again.
 func (w *writer) markRow(rp []byte, t *store.Table) error {
 	if w.markSeen {
 		return nil
 	}
 	w.markSeen = true
 	key := rowMarkKey(&w.slab, rp)
+	if w.markLikely {
+		_, err := w.rowReader(rp).Get(key)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, badger.ErrKeyNotFound) {
+			return fmt.Errorf("read row mark: %w", err)
+		}
+	}
 	w.e.markFilters.probe(t, key).note(w.e.markFilters)
 	return w.set(key, nil)
 }

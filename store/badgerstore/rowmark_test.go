@@ -188,6 +188,29 @@ func TestRowMarksVouchOnlyForPacks(t *testing.T) {
 	}
 }
 
+// markVersions counts the versions Badger holds of the mark of row key.
+func markVersions(t *testing.T, e *Engine, tb *store.Table, key string) int {
+	t.Helper()
+	rp, _ := e.rowPrefix(nil, tb, []byte(key))
+	var s slab
+	mark := rowMarkKey(&s, rp)
+	n := 0
+	err := e.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{AllVersions: true, Prefix: mark})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			if string(it.Item().Key()) == string(mark) {
+				n++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 // waitMarksListed waits, boundedly, for the scan at open to complete the
 // row mark filter of tb's family.
 func waitMarksListed(t *testing.T, e *Engine, tb *store.Table) {
@@ -236,6 +259,19 @@ func TestRowMarkFilter(t *testing.T) {
 	}
 	if got, want := sc("j", "b"), "v=2@20 w=4@40"; got != want {
 		t.Fatalf("super column b of j: %q, want %q", got, want)
+	}
+	// A batch into new super columns of a row the filter holds finds no
+	// pack, reads the mark and does not write it again.
+	e5 := store.RowMutation{Table: tb, Key: []byte("k")}
+	for _, n := range []string{"p", "q", "r", "s"} {
+		e5.Ops = append(e5.Ops, enginetest.PutSuper("e", n, "5", 45))
+	}
+	enginetest.Apply(t, e, e5)
+	if n := markVersions(t, e, tb, "k"); n != 1 {
+		t.Fatalf("the mark of k has %d versions after a batch into a new super column, want 1", n)
+	}
+	if got, want := sc("k", "e"), "p=5@45 q=5@45 r=5@45 s=5@45"; got != want {
+		t.Fatalf("super column e of k: %q, want %q", got, want)
 	}
 	if _, bytes := e.markFilters.stats(); bytes == 0 {
 		t.Fatal("the filters account no memory")
