@@ -486,7 +486,7 @@ func preload(b *testing.B, f *fixture, tb *store.Table) [][]byte {
 // BenchmarkConcurrentCounterAdds is thriftbench's counter mode in
 // process: 32 goroutines (as GOMAXPROCS allows) add 1 to a random counter
 // of a random row, among 10,000 rows × 100 names, most of them never
-// written before (counter_filter.go), and reports the share of adds that
+// written before (key_filter.go), and reports the share of adds that
 // read nothing.
 func BenchmarkConcurrentCounterAdds(b *testing.B) {
 	f := openTestEngine(b, b.TempDir(), "Murmur3Partitioner")

@@ -105,7 +105,7 @@ type counterWrite struct {
 // being written, and notes the write for publishCounters; rec is the
 // record written, value its counter value if it is a counter, replaced
 // whether the key held a record before. The writer has put the key into
-// its family's counter filter (counter_filter.go).
+// its family's counter filter (key_filter.go).
 func (w *writer) counterWritten(key []byte, rec *record, value int64, replaced bool) {
 	w.e.counters.invalidate(key)
 	cw := counterWrite{key: key}
@@ -118,7 +118,7 @@ func (w *writer) counterWritten(key []byte, rec *record, value int64, replaced b
 // readCounter reads the counter cell under key into w.old, as get does,
 // from the counter cache when it knows the counter, and finds nothing
 // without a read when absent (the family's counter filter vouches that
-// the key holds no record, counter_filter.go). A prefetched record comes
+// the key holds no record, key_filter.go). A prefetched record comes
 // first: it is consumed by the first read of its key in any case
 // (prefetch.go).
 func (w *writer) readCounter(key []byte, absent bool) (bool, error) {

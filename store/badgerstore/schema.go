@@ -219,7 +219,7 @@ func (e *Engine) schemaChange(ctx context.Context, fn func(c *schemaTxn) error) 
 	if err := e.db.Sync(); err != nil {
 		return fmt.Errorf("sync schema: %w", err)
 	}
-	// Families created or truncated here get their counter filters before
+	// Families created or truncated here get their key filters before
 	// a writer can take them.
 	e.publishKeyFilters(cat, firstNew)
 	e.catalog.Store(cat)
