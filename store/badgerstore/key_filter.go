@@ -148,10 +148,9 @@ func (fs *keyFilters) of(t *store.Table) *keyFilter {
 }
 
 // publish registers a filter for every family of cat the kind covers
-// without one,
-// complete if its data id is at least firstNew (data ids are never used
-// again, so such a family's data is empty), and forgets the filters of
-// data ids cat no longer has. It returns the filters that must be
+// without one, complete if its data id is at least firstNew (data ids are
+// never used again, so such a family's data is empty), and forgets the
+// filters of data ids cat no longer has. It returns the filters that must be
 // completed by a scan. Callers serialise it (schemaMu, or open).
 func (fs *keyFilters) publish(cat *store.Catalog, firstNew uint32) map[uint32]*keyFilter {
 	old := *fs.byData.Load()
