@@ -412,35 +412,14 @@ func (p batchMutateProcessor) Process(ctx context.Context, seqID int32, in, out 
 		call = p.handler.AtomicBatchMutate
 	}
 	err = call(ctx, mutations, level)
-	var ire *cassandra.InvalidRequestException
-	var ue *cassandra.UnavailableException
-	var te *cassandra.TimedOutException
-	switch v := err.(type) {
-	case nil:
-	case *cassandra.InvalidRequestException:
-		ire = v
-	case *cassandra.UnavailableException:
-		ue = v
-	case *cassandra.TimedOutException:
-		te = v
-	default:
-		if errors.Is(err, thrift.ErrAbandonRequest) {
-			return false, thrift.WrapTException(err)
-		}
-		x := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing "+p.name()+": "+err.Error())
-		if werr := writeMessage(ctx, out, p.name(), thrift.EXCEPTION, seqID, x); werr != nil {
-			return false, werr
-		}
-		return true, thrift.WrapTException(err)
-	}
-	var result interface {
-		Write(context.Context, thrift.TProtocol) error
-	} = &cassandra.CassandraBatchMutateResult{Ire: ire, Ue: ue, Te: te}
 	if p.atomic {
-		result = &cassandra.CassandraAtomicBatchMutateResult{Ire: ire, Ue: ue, Te: te}
+		return answer(ctx, out, p.name(), seqID, err, &cassandra.CassandraAtomicBatchMutateResult{},
+			func(e declared) structWriter {
+				return &cassandra.CassandraAtomicBatchMutateResult{Ire: e.ire, Ue: e.ue, Te: e.te}
+			})
 	}
-	if werr := writeMessage(ctx, out, p.name(), thrift.REPLY, seqID, result); werr != nil {
-		return false, werr
-	}
-	return true, thrift.WrapTException(err)
+	return answer(ctx, out, p.name(), seqID, err, &cassandra.CassandraBatchMutateResult{},
+		func(e declared) structWriter {
+			return &cassandra.CassandraBatchMutateResult{Ire: e.ire, Ue: e.ue, Te: e.te}
+		})
 }

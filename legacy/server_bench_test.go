@@ -18,7 +18,7 @@ import (
 // generated code's decoding and encoding included).
 func BenchmarkServerRoundTrip(b *testing.B) {
 	cfg := ServerConfig{Listen: "127.0.0.1:0"}
-	srv := NewServer(cfg, Unsupported{}, slog.New(slog.DiscardHandler))
+	srv := NewServer(cfg, rangeRows{rows: benchRangeRows()}, slog.New(slog.DiscardHandler))
 	if err := srv.Listen(); err != nil {
 		b.Fatal(err)
 	}
@@ -31,6 +31,14 @@ func BenchmarkServerRoundTrip(b *testing.B) {
 			Key:              []byte("row-key-0123456789"),
 			ColumnParent:     &cassandra.ColumnParent{ColumnFamily: "Standard1"},
 			Predicate:        &cassandra.SlicePredicate{SliceRange: &cassandra.SliceRange{Start: []byte{}, Finish: []byte{}, Count: 100}},
+			ConsistencyLevel: cassandra.ConsistencyLevel_ONE,
+		}),
+		// Answered with 10 rows of 20 columns of 64 bytes, as under
+		// cmd/thriftbench's range mode: the reply's writing.
+		"get_range_slices": encodeFramedCall(b, "get_range_slices", &cassandra.CassandraGetRangeSlicesArgs{
+			ColumnParent:     &cassandra.ColumnParent{ColumnFamily: "Preloaded"},
+			Predicate:        &cassandra.SlicePredicate{SliceRange: &cassandra.SliceRange{Start: []byte{}, Finish: []byte{}, Count: 20}},
+			Range:            &cassandra.KeyRange{StartKey: []byte{}, EndKey: []byte{}, Count: 10},
 			ConsistencyLevel: cassandra.ConsistencyLevel_ONE,
 		}),
 	}
@@ -58,7 +66,7 @@ func BenchmarkServerRoundTrip(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer conn.Close()
-			reply := make([]byte, 4096)
+			reply := make([]byte, 64<<10)
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := conn.Write(frame); err != nil {
@@ -73,6 +81,32 @@ func BenchmarkServerRoundTrip(b *testing.B) {
 			}
 		})
 	}
+}
+
+// rangeRows answers get_range_slices with its rows, and every other
+// method as Unsupported does.
+type rangeRows struct {
+	Unsupported
+	rows []*cassandra.KeySlice
+}
+
+func (r rangeRows) GetRangeSlices(context.Context, *cassandra.ColumnParent, *cassandra.SlicePredicate, *cassandra.KeyRange, cassandra.ConsistencyLevel) ([]*cassandra.KeySlice, error) {
+	return r.rows, nil
+}
+
+// benchRangeRows are 10 rows of 20 columns of 64 bytes.
+func benchRangeRows() []*cassandra.KeySlice {
+	ts := int64(1700000000000000)
+	var rows []*cassandra.KeySlice
+	for r := range 10 {
+		row := &cassandra.KeySlice{Key: fmt.Appendf(nil, "p%09d", r)}
+		for c := range 20 {
+			row.Columns = append(row.Columns, &cassandra.ColumnOrSuperColumn{Column: &cassandra.Column{
+				Name: fmt.Appendf(nil, "c%05d", c), Value: make([]byte, 64), Timestamp: &ts}})
+		}
+		rows = append(rows, row)
+	}
+	return rows
 }
 
 // encodeFramedCall returns a framed call message.

@@ -126,3 +126,7 @@ func (p *AppendProtocol) WriteBinary(_ context.Context, value []byte) error {
 	p.frame.Out = append(binary.BigEndian.AppendUint32(p.frame.Out, uint32(len(value))), value...)
 	return nil
 }
+
+// Frame is the frame p appends to, for a writer that appends what it
+// writes itself.
+func (p *AppendProtocol) Frame() *OutFrame { return p.frame }

@@ -1,0 +1,133 @@
+package replywire
+
+import (
+	"encoding/binary"
+
+	"github.com/apache/thrift/lib/go/thrift"
+
+	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
+)
+
+// field appends a field's header: its type, then its id.
+func field(dst []byte, typ thrift.TType, id int16) []byte {
+	return append(dst, byte(typ), byte(uint16(id)>>8), byte(id))
+}
+
+func binaryValue(dst, v []byte) []byte {
+	return append(binary.BigEndian.AppendUint32(dst, uint32(len(v))), v...)
+}
+
+// listHeader appends the header of a list of n structs.
+func listHeader(dst []byte, n int) []byte {
+	return binary.BigEndian.AppendUint32(append(dst, byte(thrift.STRUCT)), uint32(n))
+}
+
+// Column appends a Column.
+func Column(dst []byte, c *cassandra.Column) []byte {
+	if c != nil {
+		dst = binaryValue(field(dst, thrift.STRING, 1), c.Name)
+		if c.Value != nil {
+			dst = binaryValue(field(dst, thrift.STRING, 2), c.Value)
+		}
+		if c.Timestamp != nil {
+			dst = binary.BigEndian.AppendUint64(field(dst, thrift.I64, 3), uint64(*c.Timestamp))
+		}
+		if c.TTL != nil {
+			dst = binary.BigEndian.AppendUint32(field(dst, thrift.I32, 4), uint32(*c.TTL))
+		}
+	}
+	return append(dst, thrift.STOP)
+}
+
+// SuperColumn appends a SuperColumn.
+func SuperColumn(dst []byte, s *cassandra.SuperColumn) []byte {
+	if s != nil {
+		dst = binaryValue(field(dst, thrift.STRING, 1), s.Name)
+		dst = listHeader(field(dst, thrift.LIST, 2), len(s.Columns))
+		for _, c := range s.Columns {
+			dst = Column(dst, c)
+		}
+	}
+	return append(dst, thrift.STOP)
+}
+
+// CounterColumn appends a CounterColumn.
+func CounterColumn(dst []byte, c *cassandra.CounterColumn) []byte {
+	if c != nil {
+		dst = binaryValue(field(dst, thrift.STRING, 1), c.Name)
+		dst = binary.BigEndian.AppendUint64(field(dst, thrift.I64, 2), uint64(c.Value))
+	}
+	return append(dst, thrift.STOP)
+}
+
+// CounterSuperColumn appends a CounterSuperColumn.
+func CounterSuperColumn(dst []byte, s *cassandra.CounterSuperColumn) []byte {
+	if s != nil {
+		dst = binaryValue(field(dst, thrift.STRING, 1), s.Name)
+		dst = listHeader(field(dst, thrift.LIST, 2), len(s.Columns))
+		for _, c := range s.Columns {
+			dst = CounterColumn(dst, c)
+		}
+	}
+	return append(dst, thrift.STOP)
+}
+
+// ColumnOrSuperColumn appends a ColumnOrSuperColumn.
+func ColumnOrSuperColumn(dst []byte, c *cassandra.ColumnOrSuperColumn) []byte {
+	if c != nil {
+		if c.Column != nil {
+			dst = Column(field(dst, thrift.STRUCT, 1), c.Column)
+		}
+		if c.SuperColumn != nil {
+			dst = SuperColumn(field(dst, thrift.STRUCT, 2), c.SuperColumn)
+		}
+		if c.CounterColumn != nil {
+			dst = CounterColumn(field(dst, thrift.STRUCT, 3), c.CounterColumn)
+		}
+		if c.CounterSuperColumn != nil {
+			dst = CounterSuperColumn(field(dst, thrift.STRUCT, 4), c.CounterSuperColumn)
+		}
+	}
+	return append(dst, thrift.STOP)
+}
+
+// Columns appends a list<ColumnOrSuperColumn>: get_slice's reply, and
+// each row of a list of KeySlice or of multiget_slice's map.
+func Columns(dst []byte, cs []*cassandra.ColumnOrSuperColumn) []byte {
+	dst = listHeader(dst, len(cs))
+	for _, c := range cs {
+		dst = ColumnOrSuperColumn(dst, c)
+	}
+	return dst
+}
+
+// KeySlice appends a KeySlice.
+func KeySlice(dst []byte, k *cassandra.KeySlice) []byte {
+	if k != nil {
+		dst = binaryValue(field(dst, thrift.STRING, 1), k.Key)
+		dst = Columns(field(dst, thrift.LIST, 2), k.Columns)
+	}
+	return append(dst, thrift.STOP)
+}
+
+// KeySlices appends a list<KeySlice>: the reply of get_range_slices,
+// get_paged_slice and get_indexed_slices.
+func KeySlices(dst []byte, ks []*cassandra.KeySlice) []byte {
+	dst = listHeader(dst, len(ks))
+	for _, k := range ks {
+		dst = KeySlice(dst, k)
+	}
+	return dst
+}
+
+// ColumnsByKey appends a map<binary, list<ColumnOrSuperColumn>>:
+// multiget_slice's reply, its entries in the map's order as the
+// generated writer takes them.
+func ColumnsByKey(dst []byte, m map[string][]*cassandra.ColumnOrSuperColumn) []byte {
+	dst = binary.BigEndian.AppendUint32(append(dst, byte(thrift.STRING), byte(thrift.LIST)), uint32(len(m)))
+	for k, cs := range m {
+		dst = append(binary.BigEndian.AppendUint32(dst, uint32(len(k))), k...)
+		dst = Columns(dst, cs)
+	}
+	return dst
+}
