@@ -49,6 +49,22 @@ func (b *block[T]) many(n int) []T {
 	return out
 }
 
+// run returns n structures (any number, and never a nil slice) from the
+// current block, making a new block first when it has fewer left: of n,
+// or of twice the last one (up to 1024) if that is more.
+func (b *block[T]) run(n int) []T {
+	if n == 0 {
+		return []T{}
+	}
+	if len(b.free) < n {
+		b.size = max(n, min(max(2*b.size, 8), 1024))
+		b.free = make([]T, b.size)
+	}
+	out := b.free[:n:n]
+	b.free = b.free[n:]
+	return out
+}
+
 // maxHint bounds the room made for a map or list before its elements are
 // read: the protocol checks a count against the message size limit only
 // (16 MiB), so a frame of a few bytes could otherwise have a map of

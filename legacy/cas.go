@@ -64,5 +64,5 @@ func (h *Handler) Cas(ctx context.Context, key []byte, cf string, expected, upda
 	if applied {
 		return &cassandra.CASResult_{Success: true}, nil
 	}
-	return &cassandra.CASResult_{Success: false, CurrentValues: columns(current.Cells)}, nil
+	return &cassandra.CASResult_{Success: false, CurrentValues: new(replyBlocks).thriftColumns(current.Cells)}, nil
 }

@@ -62,5 +62,5 @@ func (h *Handler) GetMultiSlice(ctx context.Context, req *cassandra.MultiSliceRe
 	if len(q.Ranges) == 0 {
 		return []*cassandra.ColumnOrSuperColumn{}, nil
 	}
-	return h.readSlice(ctx, t, req.Key, q)
+	return h.readSlice(ctx, t, req.Key, q, new(replyBlocks))
 }

@@ -49,13 +49,14 @@ func (h *Handler) GetRangeSlices(ctx context.Context, parent *cassandra.ColumnPa
 func (h *Handler) rangeSlices(ctx context.Context, op string, t *store.Table, rr *rowRange, q *store.SliceQuery, filter []store.Expression, maxRows int) ([]*cassandra.KeySlice, error) {
 	var out []*cassandra.KeySlice
 	var res store.SliceResult
+	var blocks replyBlocks
 	for i := range rr.scans {
 		scan := rr.scans[i]
 		scan.Slice = *q
 		scan.Filter = filter
 		scan.Rows = maxRows - len(out)
 		err := h.engine.Scan(ctx, t, &scan, &res, func(key []byte) (bool, error) {
-			out = append(out, &cassandra.KeySlice{Key: append([]byte(nil), key...), Columns: thriftify(t, &res)})
+			out = append(out, blocks.row(key, blocks.thriftify(t, &res)))
 			return len(out) < maxRows, nil
 		})
 		if err != nil {
@@ -104,6 +105,7 @@ func (h *Handler) GetPagedSlice(ctx context.Context, cf string, r *cassandra.Key
 	budget := int(r.Count)
 	var out []*cassandra.KeySlice
 	var res store.SliceResult
+	var blocks replyBlocks
 	first := true
 	for i := range rr.scans {
 		scan := rr.scans[i]
@@ -113,9 +115,9 @@ func (h *Handler) GetPagedSlice(ctx context.Context, cf string, r *cassandra.Key
 		}
 		err := h.engine.Scan(ctx, t, &scan, &res, func(key []byte) (bool, error) {
 			first = false
-			cols := thriftify(t, &res)
+			cols := blocks.thriftify(t, &res)
 			budget -= len(cols)
-			out = append(out, &cassandra.KeySlice{Key: append([]byte(nil), key...), Columns: cols})
+			out = append(out, blocks.row(key, cols))
 			return true, nil
 		})
 		if err != nil {

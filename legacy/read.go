@@ -61,7 +61,7 @@ func (h *Handler) Get(ctx context.Context, key []byte, path *cassandra.ColumnPat
 	if len(res.Cells) == 1 && !t.Counter {
 		return oneColumn(&res.Cells[0]), nil
 	}
-	return thriftify(t, res)[0], nil
+	return new(replyBlocks).thriftify(t, res)[0], nil
 }
 
 // getCall is what a get needs besides its answer.
@@ -80,7 +80,7 @@ func (h *Handler) GetSlice(ctx context.Context, key []byte, parent *cassandra.Co
 	if err := validateKey(t, key); err != nil {
 		return nil, err
 	}
-	return h.readSlice(ctx, t, key, q)
+	return h.readSlice(ctx, t, key, q, new(replyBlocks))
 }
 
 // prepareSlice validates what a slice read needs besides its keys, in
@@ -102,12 +102,13 @@ func (h *Handler) prepareSlice(ctx context.Context, parent *cassandra.ColumnPare
 	return t, sliceQuery(t, parent, p), nil
 }
 
-func (h *Handler) readSlice(ctx context.Context, t *store.Table, key []byte, q *store.SliceQuery) ([]*cassandra.ColumnOrSuperColumn, error) {
+// readSlice reads what q selects in a row, its structures from blocks.
+func (h *Handler) readSlice(ctx context.Context, t *store.Table, key []byte, q *store.SliceQuery, blocks *replyBlocks) ([]*cassandra.ColumnOrSuperColumn, error) {
 	var res store.SliceResult
 	if err := h.engine.Slice(ctx, t, key, q, &res); err != nil {
 		return nil, h.storageError(ctx, "get_slice", err)
 	}
-	return thriftify(t, &res), nil
+	return blocks.thriftify(t, &res), nil
 }
 
 // MultigetSlice implements multiget_slice: every requested key gets an
@@ -123,11 +124,12 @@ func (h *Handler) MultigetSlice(ctx context.Context, keys [][]byte, parent *cass
 		}
 	}
 	out := make(map[string][]*cassandra.ColumnOrSuperColumn, len(keys))
+	var blocks replyBlocks
 	for _, k := range keys {
 		if _, done := out[string(k)]; done {
 			continue
 		}
-		cols, err := h.readSlice(ctx, t, k, q)
+		cols, err := h.readSlice(ctx, t, k, q, &blocks)
 		if err != nil {
 			return nil, err
 		}
@@ -189,13 +191,14 @@ func (h *Handler) MultigetCount(ctx context.Context, keys [][]byte, parent *cass
 		}
 	}
 	out := make(map[string]int32, len(keys))
+	var blocks replyBlocks
 	for _, k := range keys {
 		if _, done := out[string(k)]; done {
 			continue
 		}
 		var n int32
 		if q.Names != nil {
-			cols, err := h.readSlice(ctx, t, k, q)
+			cols, err := h.readSlice(ctx, t, k, q, &blocks)
 			if err != nil {
 				return nil, err
 			}
