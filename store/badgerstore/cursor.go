@@ -52,8 +52,11 @@ type tieEntry struct {
 // although the pack's own key sorts before lower: a forward cursor starts
 // there when a pack is stored there.
 func newCursor(txn *badger.Txn, prefix, lower, upper, floor []byte, reverse bool, rebuild func([]byte, *record) []byte) *cursor {
+	// The keys under a prefix longer than truncatedLen (the subcolumns of
+	// a super column with a name of tens of kilobytes) are cut: what they
+	// keep of it is its first truncatedLen bytes.
 	c := &cursor{
-		it:      newSeekIter(txn.NewIterator(badger.IteratorOptions{Reverse: reverse, Prefix: prefix}), true),
+		it:      newSeekIter(txn.NewIterator(badger.IteratorOptions{Reverse: reverse, Prefix: seekKey(prefix)}), true),
 		owned:   true,
 		reverse: reverse,
 		lower:   lower,

@@ -66,6 +66,7 @@ var tests = []test{
 	{"ScanOrderedPartitionerAndLongKeys", testScanOrderedPartitionerAndLongKeys},
 	{"FilteredScans", testFilteredScans},
 	{"PagedScans", testPagedScans},
+	{"ScansReadEachRowAsASlice", testScansReadEachRowAsASlice},
 	{"CountersAddAndDelete", testCountersAddAndDelete},
 	{"ConcurrentCounterAddsLoseNothing", testConcurrentCounterAddsLoseNothing},
 	{"RangeTombstones", testRangeTombstones},

@@ -145,3 +145,90 @@ func testScanOrderedPartitionerAndLongKeys(t *testing.T, h *Harness) {
 		t.Fatalf("key range over the long key: %d rows", len(mid))
 	}
 }
+
+// testScansReadEachRowAsASlice: every row a scan visits holds what a
+// slice of that row alone holds, whatever the rows before it held: wide
+// and narrow rows, rows with deleted cells, rows whose names are cut in
+// their keys (names of tens of kilobytes sharing long prefixes), super
+// columns, under every kind of slice.
+func testScansReadEachRowAsASlice(t *testing.T, h *Harness) {
+	f := newEnv(t, h)
+	std := f.table(store.TableDef{Name: "cf", Comparator: "BytesType"})
+	sup := f.table(store.TableDef{Name: "sc", Super: true, Comparator: "BytesType", SubComparator: "BytesType"})
+	// Names of 65535 bytes, and super column names of 65000 (in a CQL
+	// table a super column's name and its subcolumn's share one
+	// clustering key of at most 65535 bytes).
+	longOf := func(n int, last byte) string {
+		b := bytes.Repeat([]byte{'c'}, n)
+		b[n-1] = last
+		return string(b)
+	}
+	long := func(last byte) string { return longOf(65535, last) }
+	for i := range 16 {
+		key := []byte(fmt.Sprintf("row%02d", i))
+		var ops, sops []store.Op
+		for c := range 1 + (i*7)%11 {
+			name := fmt.Sprintf("c%02d", c)
+			ops = append(ops, Put(name, fmt.Sprintf("v%d.%d", i, c), 2))
+			sops = append(sops, PutSuper(name, "a", "x", 2), PutSuper(name, fmt.Sprintf("b%d", c%3), "y", 2))
+		}
+		if i%4 == 1 {
+			for _, last := range []byte{'3', '1', '2'} {
+				ops = append(ops, Put(long(last), fmt.Sprintf("long%d", i), 2))
+				sops = append(sops, PutSuper(longOf(65000, last), "a", "long", 2))
+			}
+		}
+		if i%3 == 2 {
+			ops = append(ops, store.Op{Kind: store.OpDeleteCell, Name: []byte("c01"), Timestamp: 3})
+			sops = append(sops, store.Op{Kind: store.OpDeleteSuper, Super: []byte("c02"), Timestamp: 3})
+		}
+		f.apply(store.RowMutation{Table: std, Key: key, Ops: ops}, store.RowMutation{Table: sup, Key: key, Ops: sops})
+	}
+	queries := []store.SliceQuery{
+		{Count: all},
+		{Count: 2},
+		{Count: 3, Start: []byte("c02")},
+		{Count: all, Start: []byte("c01"), Finish: []byte("c04")},
+		{Count: 4, Reversed: true},
+		{Count: all, Start: []byte("c05"), Finish: []byte("c01"), Reversed: true},
+		{Names: [][]byte{[]byte("c03"), []byte("c00"), []byte(long('1')), []byte(longOf(65000, '1')), []byte("zz")}},
+		{Count: all, Ranges: []store.NameRange{{Start: []byte("c01"), Finish: []byte("c02")}, {Start: []byte("c06"), Finish: []byte("c07")}}},
+		{Count: all, Start: []byte("cc")},
+	}
+	render := func(res *store.SliceResult) string {
+		// Long names are told apart by their length and last byte.
+		short := func(b []byte) string {
+			if len(b) > 64 {
+				return fmt.Sprintf("<%d bytes ending %q>", len(b), b[len(b)-1])
+			}
+			return string(b)
+		}
+		var s strings.Builder
+		for _, c := range res.Cells {
+			fmt.Fprintf(&s, "%s=%s@%d ", short(c.Name), c.Value, c.Timestamp)
+		}
+		for _, sc := range res.Supers {
+			fmt.Fprintf(&s, "%s{", short(sc.Name))
+			for _, c := range sc.Cells {
+				fmt.Fprintf(&s, "%s=%s@%d ", short(c.Name), c.Value, c.Timestamp)
+			}
+			s.WriteString("} ")
+		}
+		return s.String()
+	}
+	for _, tb := range []*store.Table{std, sup} {
+		for qi, q := range queries {
+			n := 0
+			f.scan(tb, store.ScanQuery{Slice: q}, func(key []byte, res *store.SliceResult) {
+				n++
+				want := render(f.slice(tb, string(key), q))
+				if got := render(res); got != want {
+					t.Fatalf("%s, query %d, row %s:\n scan  %s\n slice %s", tb.Def.Name, qi, key, got, want)
+				}
+			})
+			if n != 16 {
+				t.Fatalf("%s, query %d: the scan visited %d rows of 16", tb.Def.Name, qi, n)
+			}
+		}
+	}
+}
