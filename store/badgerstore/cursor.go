@@ -40,6 +40,10 @@ type cursor struct {
 	pi       int
 	packKey  []byte
 	keyBuf   []byte
+
+	// busy, for a cursor its reader reuses, is set while a walk has it;
+	// close clears it.
+	busy *bool
 }
 
 type tieEntry struct {
@@ -103,9 +107,23 @@ func (c *cursor) seekForward(floor []byte) {
 	c.it.Seek(seekKey(c.lower))
 }
 
+// resetOn makes c a forward cursor on it, as newCursorOn makes one,
+// keeping its buffers and its rebuild; busy is cleared by close.
+func (c *cursor) resetOn(it *seekIter, lower, upper, floor []byte, busy *bool) {
+	*c = cursor{
+		it: it, lower: lower, upper: upper, rebuild: c.rebuild, moved: true, busy: busy,
+		valBuf: c.valBuf[:0], group: c.group[:0], pack: c.pack[:0], packBody: c.packBody[:0],
+		packKey: c.packKey[:0], keyBuf: c.keyBuf[:0],
+	}
+	c.seekForward(floor)
+}
+
 func (c *cursor) close() {
 	if c.owned {
 		c.it.Close()
+	}
+	if c.busy != nil {
+		*c.busy = false
 	}
 }
 

@@ -40,6 +40,14 @@ type reader struct {
 	// headers, when set, tells the rows that have no header (headers.go);
 	// nil: every row is looked up.
 	headers *headerFilter
+	// cellPrefix, lower and upper hold the keys of a walk of a row's
+	// cells (sliceRowCells, sliceCells), and cur the cursor of a forward
+	// walk on fwd, with its buffers (curBusy while a walk has it): the
+	// rows of a scan reuse them where each row allocated its own, about
+	// six allocations a row.
+	cellPrefix, lower, upper []byte
+	cur                      cursor
+	curBusy                  bool
 }
 
 func (e *Engine) newReader(txn *badger.Txn, t *store.Table, key []byte) (*reader, error) {
@@ -164,6 +172,14 @@ func cellsHint(q *store.SliceQuery) int {
 // if none may).
 func (r *reader) cursor(prefix, lower, upper, floor []byte, reverse bool) *cursor {
 	if r.fwd != nil && !reverse {
+		if !r.curBusy {
+			r.curBusy = true
+			if r.cur.rebuild == nil {
+				r.cur.rebuild = r.rebuild
+			}
+			r.cur.resetOn(r.fwd, lower, upper, floor, &r.curBusy)
+			return &r.cur
+		}
 		return newCursorOn(r.fwd, lower, upper, floor, r.rebuild)
 	}
 	return newCursor(r.txn, prefix, lower, upper, floor, reverse, r.rebuild)
@@ -226,8 +242,8 @@ func (r *reader) sliceRowCells(q *store.SliceQuery, visit cellVisitor) error {
 		return nil
 	}
 	if !r.t.Def.Super {
-		prefix := append(append([]byte{}, r.rp...), kindCells)
-		return r.sliceCells(prefix, r.t.Comparator, q, r.rowDel, visit)
+		r.cellPrefix = append(append(r.cellPrefix[:0], r.rp...), kindCells)
+		return r.sliceCells(r.cellPrefix, r.t.Comparator, q, r.rowDel, visit)
 	}
 	del, err := r.superDeletion(q.Super)
 	if err != nil {
@@ -271,8 +287,8 @@ func (r *reader) sliceCells(prefix []byte, nameType marshal.Type, q *store.Slice
 		}
 		return nil
 	}
-	lower, upper := rangeKeys(prefix, nameType, q)
-	_, err := r.walkCells(prefix, nameType, lower, upper, q.Reversed, del, visit)
+	r.lower, r.upper = appendRangeKeys(r.lower[:0], r.upper[:0], prefix, nameType, q)
+	_, err := r.walkCells(prefix, nameType, r.lower, r.upper, q.Reversed, del, visit)
 	return err
 }
 
@@ -341,28 +357,37 @@ func mergedRanges(prefix []byte, nameType marshal.Type, q *store.SliceQuery) []k
 // rangeKeys turns a range query into logical keys [lower, upper) under
 // prefix.
 func rangeKeys(prefix []byte, nameType marshal.Type, q *store.SliceQuery) (lower, upper []byte) {
+	return appendRangeKeys(nil, nil, prefix, nameType, q)
+}
+
+// appendRangeKeys is rangeKeys appending lower and upper to the slices
+// given.
+func appendRangeKeys(lower, upper, prefix []byte, nameType marshal.Type, q *store.SliceQuery) ([]byte, []byte) {
 	lo, hi := q.Start, q.Finish
 	if q.Reversed {
 		lo, hi = hi, lo
 	}
-	lower = append([]byte{}, prefix...)
+	lower = append(lower, prefix...)
 	if len(lo) > 0 {
 		lower = nameType.AppendLowerBound(lower, lo)
 	}
 	if len(hi) > 0 {
-		upper = nameType.AppendUpperBound(append([]byte{}, prefix...), hi)
+		upper = nameType.AppendUpperBound(append(upper, prefix...), hi)
 	} else {
-		upper = prefixEnd(prefix)
+		upper = appendPrefixEnd(upper, prefix)
 	}
 	return lower, upper
 }
 
 // prefixEnd is the smallest key after every key starting with prefix
 // (prefixes here never end in 0xff).
-func prefixEnd(prefix []byte) []byte {
-	end := append([]byte{}, prefix...)
-	end[len(end)-1]++
-	return end
+func prefixEnd(prefix []byte) []byte { return appendPrefixEnd(nil, prefix) }
+
+// appendPrefixEnd appends prefixEnd(prefix) to dst.
+func appendPrefixEnd(dst, prefix []byte) []byte {
+	dst = append(dst, prefix...)
+	dst[len(dst)-1]++
+	return dst
 }
 
 // cellName returns the raw name of a cell: from its record when the key
