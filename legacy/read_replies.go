@@ -127,82 +127,82 @@ func keySlicesReply(ks []*cassandra.KeySlice, generated structWriter) structWrit
 	return &appendedSuccess{rows: ks, generated: generated}
 }
 
-// The processor functions, each with the handler the server serves.
-
-type getSliceProcessor struct{ handler cassandra.Cassandra }
-
-func (p getSliceProcessor) Process(ctx context.Context, seqID int32, in, out thrift.TProtocol) (bool, thrift.TException) {
-	var a cassandra.CassandraGetSliceArgs
-	if ok, err := readArgs(ctx, "get_slice", seqID, &a, in, out); !ok {
-		return false, err
-	}
-	v, err := p.handler.GetSlice(ctx, a.Key, a.ColumnParent, a.Predicate, a.ConsistencyLevel)
-	return answer(ctx, out, "get_slice", seqID, err,
-		columnsReply(v, &cassandra.CassandraGetSliceResult{Success: v}),
-		func(e declared) structWriter {
-			return &cassandra.CassandraGetSliceResult{Ire: e.ire, Ue: e.ue, Te: e.te}
-		})
+// argsOf is a pointer to a generated arguments struct.
+type argsOf[A any] interface {
+	*A
+	Read(context.Context, thrift.TProtocol) error
 }
 
-type multigetSliceProcessor struct{ handler cassandra.Cassandra }
-
-func (p multigetSliceProcessor) Process(ctx context.Context, seqID int32, in, out thrift.TProtocol) (bool, thrift.TException) {
-	var a cassandra.CassandraMultigetSliceArgs
-	if ok, err := readArgs(ctx, "multiget_slice", seqID, &a, in, out); !ok {
-		return false, err
-	}
-	v, err := p.handler.MultigetSlice(ctx, a.Keys, a.ColumnParent, a.Predicate, a.ConsistencyLevel)
-	var success structWriter = &cassandra.CassandraMultigetSliceResult{Success: v}
-	if v != nil {
-		success = &appendedSuccess{byKey: v, generated: success}
-	}
-	return answer(ctx, out, "multiget_slice", seqID, err, success,
-		func(e declared) structWriter {
-			return &cassandra.CassandraMultigetSliceResult{Ire: e.ire, Ue: e.ue, Te: e.te}
-		})
+// readProcessor is the processor function of the read name: call makes
+// the call with the arguments read and returns its success and error,
+// and failed makes the result that carries an exception.
+type readProcessor[A any, P argsOf[A]] struct {
+	name   string
+	call   func(context.Context, P) (structWriter, error)
+	failed func(declared) structWriter
 }
 
-type getRangeSlicesProcessor struct{ handler cassandra.Cassandra }
-
-func (p getRangeSlicesProcessor) Process(ctx context.Context, seqID int32, in, out thrift.TProtocol) (bool, thrift.TException) {
-	var a cassandra.CassandraGetRangeSlicesArgs
-	if ok, err := readArgs(ctx, "get_range_slices", seqID, &a, in, out); !ok {
-		return false, err
-	}
-	v, err := p.handler.GetRangeSlices(ctx, a.ColumnParent, a.Predicate, a.Range, a.ConsistencyLevel)
-	return answer(ctx, out, "get_range_slices", seqID, err,
-		keySlicesReply(v, &cassandra.CassandraGetRangeSlicesResult{Success: v}),
-		func(e declared) structWriter {
-			return &cassandra.CassandraGetRangeSlicesResult{Ire: e.ire, Ue: e.ue, Te: e.te}
-		})
+func newReadProcessor[A any, P argsOf[A]](name string, call func(context.Context, P) (structWriter, error), failed func(declared) structWriter) readProcessor[A, P] {
+	return readProcessor[A, P]{name: name, call: call, failed: failed}
 }
 
-type getPagedSliceProcessor struct{ handler cassandra.Cassandra }
-
-func (p getPagedSliceProcessor) Process(ctx context.Context, seqID int32, in, out thrift.TProtocol) (bool, thrift.TException) {
-	var a cassandra.CassandraGetPagedSliceArgs
-	if ok, err := readArgs(ctx, "get_paged_slice", seqID, &a, in, out); !ok {
+// Process implements thrift.TProcessorFunction.
+func (p readProcessor[A, P]) Process(ctx context.Context, seqID int32, in, out thrift.TProtocol) (bool, thrift.TException) {
+	args := P(new(A))
+	if ok, err := readArgs(ctx, p.name, seqID, args, in, out); !ok {
 		return false, err
 	}
-	v, err := p.handler.GetPagedSlice(ctx, a.ColumnFamily, a.Range, a.StartColumn, a.ConsistencyLevel)
-	return answer(ctx, out, "get_paged_slice", seqID, err,
-		keySlicesReply(v, &cassandra.CassandraGetPagedSliceResult{Success: v}),
-		func(e declared) structWriter {
-			return &cassandra.CassandraGetPagedSliceResult{Ire: e.ire, Ue: e.ue, Te: e.te}
-		})
+	success, err := p.call(ctx, args)
+	return answer(ctx, out, p.name, seqID, err, success, p.failed)
 }
 
-type getIndexedSlicesProcessor struct{ handler cassandra.Cassandra }
-
-func (p getIndexedSlicesProcessor) Process(ctx context.Context, seqID int32, in, out thrift.TProtocol) (bool, thrift.TException) {
-	var a cassandra.CassandraGetIndexedSlicesArgs
-	if ok, err := readArgs(ctx, "get_indexed_slices", seqID, &a, in, out); !ok {
-		return false, err
+// readProcessors are the processor functions of the reads of many
+// columns, serving h.
+func readProcessors(h cassandra.Cassandra) map[string]thrift.TProcessorFunction {
+	return map[string]thrift.TProcessorFunction{
+		"get_slice": newReadProcessor("get_slice",
+			func(ctx context.Context, a *cassandra.CassandraGetSliceArgs) (structWriter, error) {
+				v, err := h.GetSlice(ctx, a.Key, a.ColumnParent, a.Predicate, a.ConsistencyLevel)
+				return columnsReply(v, &cassandra.CassandraGetSliceResult{Success: v}), err
+			},
+			func(e declared) structWriter {
+				return &cassandra.CassandraGetSliceResult{Ire: e.ire, Ue: e.ue, Te: e.te}
+			}),
+		"multiget_slice": newReadProcessor("multiget_slice",
+			func(ctx context.Context, a *cassandra.CassandraMultigetSliceArgs) (structWriter, error) {
+				v, err := h.MultigetSlice(ctx, a.Keys, a.ColumnParent, a.Predicate, a.ConsistencyLevel)
+				generated := &cassandra.CassandraMultigetSliceResult{Success: v}
+				if v == nil {
+					return generated, err
+				}
+				return &appendedSuccess{byKey: v, generated: generated}, err
+			},
+			func(e declared) structWriter {
+				return &cassandra.CassandraMultigetSliceResult{Ire: e.ire, Ue: e.ue, Te: e.te}
+			}),
+		"get_range_slices": newReadProcessor("get_range_slices",
+			func(ctx context.Context, a *cassandra.CassandraGetRangeSlicesArgs) (structWriter, error) {
+				v, err := h.GetRangeSlices(ctx, a.ColumnParent, a.Predicate, a.Range, a.ConsistencyLevel)
+				return keySlicesReply(v, &cassandra.CassandraGetRangeSlicesResult{Success: v}), err
+			},
+			func(e declared) structWriter {
+				return &cassandra.CassandraGetRangeSlicesResult{Ire: e.ire, Ue: e.ue, Te: e.te}
+			}),
+		"get_paged_slice": newReadProcessor("get_paged_slice",
+			func(ctx context.Context, a *cassandra.CassandraGetPagedSliceArgs) (structWriter, error) {
+				v, err := h.GetPagedSlice(ctx, a.ColumnFamily, a.Range, a.StartColumn, a.ConsistencyLevel)
+				return keySlicesReply(v, &cassandra.CassandraGetPagedSliceResult{Success: v}), err
+			},
+			func(e declared) structWriter {
+				return &cassandra.CassandraGetPagedSliceResult{Ire: e.ire, Ue: e.ue, Te: e.te}
+			}),
+		"get_indexed_slices": newReadProcessor("get_indexed_slices",
+			func(ctx context.Context, a *cassandra.CassandraGetIndexedSlicesArgs) (structWriter, error) {
+				v, err := h.GetIndexedSlices(ctx, a.ColumnParent, a.IndexClause, a.ColumnPredicate, a.ConsistencyLevel)
+				return keySlicesReply(v, &cassandra.CassandraGetIndexedSlicesResult{Success: v}), err
+			},
+			func(e declared) structWriter {
+				return &cassandra.CassandraGetIndexedSlicesResult{Ire: e.ire, Ue: e.ue, Te: e.te}
+			}),
 	}
-	v, err := p.handler.GetIndexedSlices(ctx, a.ColumnParent, a.IndexClause, a.ColumnPredicate, a.ConsistencyLevel)
-	return answer(ctx, out, "get_indexed_slices", seqID, err,
-		keySlicesReply(v, &cassandra.CassandraGetIndexedSlicesResult{Success: v}),
-		func(e declared) structWriter {
-			return &cassandra.CassandraGetIndexedSlicesResult{Ire: e.ire, Ue: e.ue, Te: e.te}
-		})
 }

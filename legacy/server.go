@@ -141,11 +141,9 @@ func NewServer(cfg ServerConfig, handler cassandra.Cassandra, logger *slog.Logge
 	processor := cassandra.NewCassandraProcessor(served)
 	processor.AddToProcessorMap("batch_mutate", batchMutateProcessor{handler: served})
 	processor.AddToProcessorMap("atomic_batch_mutate", batchMutateProcessor{handler: served, atomic: true})
-	processor.AddToProcessorMap("get_slice", getSliceProcessor{handler: served})
-	processor.AddToProcessorMap("multiget_slice", multigetSliceProcessor{handler: served})
-	processor.AddToProcessorMap("get_range_slices", getRangeSlicesProcessor{handler: served})
-	processor.AddToProcessorMap("get_paged_slice", getPagedSliceProcessor{handler: served})
-	processor.AddToProcessorMap("get_indexed_slices", getIndexedSlicesProcessor{handler: served})
+	for name, fn := range readProcessors(served) {
+		processor.AddToProcessorMap(name, fn)
+	}
 	s.processor = thrift.WrapProcessor(processor, s.middleware)
 	return s
 }

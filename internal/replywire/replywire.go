@@ -17,9 +17,13 @@ func binaryValue(dst, v []byte) []byte {
 	return append(binary.BigEndian.AppendUint32(dst, uint32(len(v))), v...)
 }
 
-// listHeader appends the header of a list of n structs.
-func listHeader(dst []byte, n int) []byte {
-	return binary.BigEndian.AppendUint32(append(dst, byte(thrift.STRUCT)), uint32(n))
+// list appends a list of structs, each appended by write.
+func list[T any](dst []byte, items []*T, write func([]byte, *T) []byte) []byte {
+	dst = binary.BigEndian.AppendUint32(append(dst, byte(thrift.STRUCT)), uint32(len(items)))
+	for _, it := range items {
+		dst = write(dst, it)
+	}
+	return dst
 }
 
 // Column appends a Column.
@@ -43,10 +47,7 @@ func Column(dst []byte, c *cassandra.Column) []byte {
 func SuperColumn(dst []byte, s *cassandra.SuperColumn) []byte {
 	if s != nil {
 		dst = binaryValue(field(dst, thrift.STRING, 1), s.Name)
-		dst = listHeader(field(dst, thrift.LIST, 2), len(s.Columns))
-		for _, c := range s.Columns {
-			dst = Column(dst, c)
-		}
+		dst = list(field(dst, thrift.LIST, 2), s.Columns, Column)
 	}
 	return append(dst, thrift.STOP)
 }
@@ -64,10 +65,7 @@ func CounterColumn(dst []byte, c *cassandra.CounterColumn) []byte {
 func CounterSuperColumn(dst []byte, s *cassandra.CounterSuperColumn) []byte {
 	if s != nil {
 		dst = binaryValue(field(dst, thrift.STRING, 1), s.Name)
-		dst = listHeader(field(dst, thrift.LIST, 2), len(s.Columns))
-		for _, c := range s.Columns {
-			dst = CounterColumn(dst, c)
-		}
+		dst = list(field(dst, thrift.LIST, 2), s.Columns, CounterColumn)
 	}
 	return append(dst, thrift.STOP)
 }
@@ -94,11 +92,7 @@ func ColumnOrSuperColumn(dst []byte, c *cassandra.ColumnOrSuperColumn) []byte {
 // Columns appends a list<ColumnOrSuperColumn>: get_slice's reply, and
 // each row of a list of KeySlice or of multiget_slice's map.
 func Columns(dst []byte, cs []*cassandra.ColumnOrSuperColumn) []byte {
-	dst = listHeader(dst, len(cs))
-	for _, c := range cs {
-		dst = ColumnOrSuperColumn(dst, c)
-	}
-	return dst
+	return list(dst, cs, ColumnOrSuperColumn)
 }
 
 // KeySlice appends a KeySlice.
@@ -113,11 +107,7 @@ func KeySlice(dst []byte, k *cassandra.KeySlice) []byte {
 // KeySlices appends a list<KeySlice>: the reply of get_range_slices,
 // get_paged_slice and get_indexed_slices.
 func KeySlices(dst []byte, ks []*cassandra.KeySlice) []byte {
-	dst = listHeader(dst, len(ks))
-	for _, k := range ks {
-		dst = KeySlice(dst, k)
-	}
-	return dst
+	return list(dst, ks, KeySlice)
 }
 
 // ColumnsByKey appends a map<binary, list<ColumnOrSuperColumn>>:
