@@ -18,7 +18,9 @@ import (
 // about twenty calls through the protocol's interface for each column
 // (22 µs for a reply of 10 rows of 20 columns, against 4.4 µs).
 // read_replies_test.go holds their replies to the generated processor's,
-// byte for byte.
+// byte for byte. Like the generated functions with
+// thrift.ServerConnectivityCheckInterval at 0 (server.go), and like
+// batch_mutate's, they start no connectivity check.
 
 // structWriter is what a reply's body is: a generated result, an
 // exception, or a success appended.
