@@ -104,6 +104,52 @@ func runSuperTests(t *testing.T, target Target) {
 		a.expectMissing("key1", superPath("Super1", b("sc1"), i64(1)))
 		a.expectMissing("key1", superPath("Super1", b("nosuch"), nil))
 	})
+	t.Run("LongSuperColumnNames", func(t *testing.T) {
+		// Super column names of 65000 bytes (a super column's name and its
+		// subcolumn's share one clustering value of at most 65535 bytes
+		// in Cassandra 3.11's tables), read alone, by name, by range and
+		// by path.
+		a := newSuperEnv(t, target)
+		long := func(last byte) []byte {
+			n := make([]byte, 65000)
+			for i := range n {
+				n[i] = 's'
+			}
+			n[len(n)-1] = last
+			return n
+		}
+		short := func(ns []string) []string {
+			for i, n := range ns {
+				if len(n) > 64 {
+					ns[i] = fmt.Sprintf("<%d bytes ending %c>", len(n), n[len(n)-1])
+				}
+			}
+			return ns
+		}
+		a.insert("key1", superParent("Super1", long('1')), col(i64(1), b("value1"), 0))
+		a.insert("key1", superParent("Super1", long('2')), col(i64(2), b("value2"), 0))
+		a.insert("key1", superParent("Super1", long('2')), col(i64(3), b("value3"), 0))
+		a.insert("key1", superParent("Super1", b("sc1")), col(i64(4), b("value4"), 0))
+		one, two := short([]string{string(long('1'))})[0], short([]string{string(long('2'))})[0]
+		equalStrings(t, "super level", short(names(a.slice("key1", parent("Super1"), everything()))), []string{"sc1", one, two})
+		equalStrings(t, "by names", short(names(a.slice("key1", parent("Super1"), byNames(long('2'), b("sc1"), long('3'))))), []string{"sc1", two})
+		equalStrings(t, "by range", short(names(a.slice("key1", parent("Super1"), byRange(long('1'), long('2'), false, 10)))), []string{one, two})
+		equalStrings(t, "by range, reversed", short(names(a.slice("key1", parent("Super1"), byRange(long('2'), nil, true, 10)))), []string{two, one, "sc1"})
+		sub := cells(t, a.slice("key1", superParent("Super1", long('2')), everything()))
+		equalCells(t, "inside the super column", sub, []cell{{string(i64(2)), "value2", 0, 0}, {string(i64(3)), "value3", 0, 0}})
+		sub = cells(t, a.slice("key1", superParent("Super1", long('2')), byRange(nil, nil, true, 1)))
+		equalCells(t, "inside, reversed", sub, []cell{{string(i64(3)), "value3", 0, 0}})
+		if n := a.count("key1", superParent("Super1", long('2')), everything()); n != 2 {
+			t.Errorf("get_count inside the super column = %d, want 2", n)
+		}
+		got := a.mustGet("key1", superPath("Super1", long('1'), i64(1)))
+		equalCells(t, "get of a subcolumn", cells(t, []*cassandra.ColumnOrSuperColumn{{Column: got.Column}}), []cell{{string(i64(1)), "value1", 0, 0}})
+		got = a.mustGet("key1", superPath("Super1", long('2'), nil))
+		if got.SuperColumn == nil || len(got.SuperColumn.Columns) != 2 {
+			t.Errorf("get of the super column: %s", describeCosc(got))
+		}
+		a.expectMissing("key1", superPath("Super1", long('3'), nil))
+	})
 	t.Run("ReversedReversesSubcolumns", func(t *testing.T) {
 		// Observed on 3.11.9 (super_slices.json): a reversed slice at super
 		// level returns the subcolumns of each super column reversed too.
