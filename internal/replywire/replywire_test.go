@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/thrift/lib/go/thrift"
 
+	"github.com/thriftbridge/thriftbridge/internal/slabprotocol"
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
@@ -197,10 +198,13 @@ func FuzzRepliesAsGenerated(f *testing.F) {
 	f.Fuzz(checkReplies)
 }
 
-// BenchmarkRangeReply appends a get_range_slices reply of 10 rows of 20
-// columns of 64 bytes (cmd/thriftbench's range mode); compare with
-// internal/slabprotocol's BenchmarkRangeReplyEncoding.
+// BenchmarkRangeReply writes a get_range_slices reply of 10 rows of 20
+// columns of 64 bytes (cmd/thriftbench's range mode) three ways: appended
+// by KeySlices, by the generated writer through slabprotocol's
+// AppendProtocol, and by the generated writer through the library's
+// binary protocol.
 func BenchmarkRangeReply(b *testing.B) {
+	ctx := context.Background()
 	ts := int64(1700000000000000)
 	var rows []*cassandra.KeySlice
 	for r := range 10 {
@@ -211,9 +215,25 @@ func BenchmarkRangeReply(b *testing.B) {
 		}
 		rows = append(rows, row)
 	}
-	var out []byte
-	for b.Loop() {
-		out = KeySlices(out[:0], rows)
+	b.Run("appended", func(b *testing.B) {
+		var out []byte
+		for b.Loop() {
+			out = KeySlices(out[:0], rows)
+		}
+		b.SetBytes(int64(len(out)))
+	})
+	result := &cassandra.CassandraGetRangeSlicesResult{Success: rows}
+	frames := &slabprotocol.FramedTransport{OutFrame: slabprotocol.NewOutFrame()}
+	library := thrift.NewTBinaryProtocolConf(frames, &thrift.TConfiguration{})
+	for name, p := range map[string]thrift.TProtocol{"generated-library": library, "generated-append": slabprotocol.NewAppendProtocol(library, &frames.OutFrame)} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				frames.Out = frames.Out[:4] // the frame's length
+				if err := result.Write(ctx, p); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.SetBytes(int64(len(frames.Out) - 4))
+		})
 	}
-	b.SetBytes(int64(len(out)))
 }

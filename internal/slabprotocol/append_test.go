@@ -142,33 +142,3 @@ func TestAppendProtocolEncodesResultsAsTheLibrary(t *testing.T) {
 		}
 	}
 }
-
-// BenchmarkRangeReplyEncoding encodes a get_range_slices reply of 10 rows
-// of 20 columns of 64 bytes (cmd/thriftbench's range mode).
-func BenchmarkRangeReplyEncoding(b *testing.B) {
-	ctx := context.Background()
-	ts := int64(1700000000000000)
-	var rows []*cassandra.KeySlice
-	for r := range 10 {
-		row := &cassandra.KeySlice{Key: fmt.Appendf(nil, "p%09d", r)}
-		for c := range 20 {
-			row.Columns = append(row.Columns, &cassandra.ColumnOrSuperColumn{Column: &cassandra.Column{
-				Name: fmt.Appendf(nil, "c%05d", c), Value: make([]byte, 64), Timestamp: &ts}})
-		}
-		rows = append(rows, row)
-	}
-	result := &cassandra.CassandraGetRangeSlicesResult{Success: rows}
-	frames := &FramedTransport{OutFrame: NewOutFrame()}
-	library := thrift.NewTBinaryProtocolConf(frames, &thrift.TConfiguration{})
-	for name, p := range map[string]thrift.TProtocol{"library": library, "append": NewAppendProtocol(library, &frames.OutFrame)} {
-		b.Run(name, func(b *testing.B) {
-			for b.Loop() {
-				frames.Out = frames.Out[:frameHeaderLen]
-				if err := result.Write(ctx, p); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.SetBytes(int64(len(frames.Out) - frameHeaderLen))
-		})
-	}
-}
