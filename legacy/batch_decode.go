@@ -15,55 +15,11 @@ import (
 // Column's timestamp and TTL as well (optional fields are pointers): under
 // batches of 10 super columns of 10 subcolumns they were an eighth of
 // thriftd's allocations, three or four per cell. batchDecoder reads the
-// same arguments into the same generated types, handed out by blocks that
-// the structures of one request share. It reads what the generated reader
+// same arguments into the same generated types, handed out by blocks
+// (blocks.go) that the structures of one request share. It reads what the generated reader
 // reads and refuses what it refuses (FuzzBatchMutateDecoder holds the two
 // to the same results); deletions and counter columns, rare in batches
 // of many cells, are left to the generated readers.
-
-// block hands out structures of one kind from shared allocations: one at
-// a time from blocks of 8, then 16, up to 128 (so a small request makes
-// small blocks), or many at once, exactly as many.
-type block[T any] struct {
-	free []T
-	size int // of the last block made for single structures
-}
-
-func (b *block[T]) one() *T {
-	if len(b.free) == 0 {
-		b.size = min(max(2*b.size, 8), 128)
-		b.free = make([]T, b.size)
-	}
-	p := &b.free[0]
-	b.free = b.free[1:]
-	return p
-}
-
-// many returns n structures (n at most maxHint).
-func (b *block[T]) many(n int) []T {
-	if len(b.free) < n {
-		return make([]T, n)
-	}
-	out := b.free[:n:n]
-	b.free = b.free[n:]
-	return out
-}
-
-// run returns n structures (any number, and never a nil slice) from the
-// current block, making a new block first when it has fewer left: of n,
-// or of twice the last one (up to 1024) if that is more.
-func (b *block[T]) run(n int) []T {
-	if n == 0 {
-		return []T{}
-	}
-	if len(b.free) < n {
-		b.size = max(n, min(max(2*b.size, 8), 1024))
-		b.free = make([]T, b.size)
-	}
-	out := b.free[:n:n]
-	b.free = b.free[n:]
-	return out
-}
 
 // maxHint bounds the room made for a map or list before its elements are
 // read: the protocol checks a count against the message size limit only
