@@ -37,6 +37,9 @@ type batchDecoder struct {
 	supers    block[cassandra.SuperColumn]
 	int64s    block[int64]
 	int32s    block[int32]
+	// The lists of mutations and of columns, read from the frame.
+	mutationRefs block[*cassandra.Mutation]
+	columnRefs   block[*cassandra.Column]
 }
 
 // readArgs reads the argument struct (mutation_map and consistency_level,
@@ -372,7 +375,7 @@ func (p batchMutateProcessor) name() string {
 // Process implements thrift.TProcessorFunction.
 func (p batchMutateProcessor) Process(ctx context.Context, seqID int32, in, out thrift.TProtocol) (bool, thrift.TException) {
 	var d batchDecoder
-	mutations, level, err := d.readArgs(ctx, in)
+	mutations, level, err := d.readBatchArgs(ctx, in)
 	if err != nil {
 		_ = in.ReadMessageEnd(ctx)
 		_ = writeMessage(ctx, out, p.name(), thrift.EXCEPTION, seqID, thrift.NewTApplicationException(thrift.PROTOCOL_ERROR, err.Error()))

@@ -2,11 +2,14 @@ package legacy
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"reflect"
 	"testing"
 
 	"github.com/apache/thrift/lib/go/thrift"
 
+	"github.com/thriftbridge/thriftbridge/internal/slabprotocol"
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
@@ -86,21 +89,105 @@ func sameAsGenerated(t *testing.T, data []byte) {
 	}
 }
 
+// frameOver is the frame protocol reading data as the server reads a
+// request, with a message size limit of its length.
+func frameOver(data []byte) (*messageRecorder, *slabprotocol.Frame) {
+	cfg := &thrift.TConfiguration{MaxMessageSize: int32(max(len(data), 1))}
+	frame := &slabprotocol.Frame{Buf: data}
+	p := slabprotocol.NewFrameProtocol(thrift.NewTBinaryProtocolConf(frameReadTransport{frame}, cfg), frame, cfg, requestFieldChunks)
+	return &messageRecorder{TProtocol: p}, frame
+}
+
+// frameReadTransport reads the frame, as the server's transport does
+// under its frame protocol (which reads through it what it does not take
+// from the frame itself: skipped fields, values cut short).
+type frameReadTransport struct{ *slabprotocol.Frame }
+
+func (frameReadTransport) Open() error                 { return nil }
+func (frameReadTransport) Close() error                { return nil }
+func (frameReadTransport) IsOpen() bool                { return true }
+func (frameReadTransport) Write([]byte) (int, error)   { return 0, io.ErrClosedPipe }
+func (frameReadTransport) Flush(context.Context) error { return nil }
+
+// frameSameAsGenerated decodes data as the server does, from its frame:
+// the result must be the generated reader's, and where readFrame reads
+// the arguments itself, it must leave the frame where reading them
+// through the protocol does. It reports whether readFrame read them.
+func frameSameAsGenerated(t *testing.T, data []byte) bool {
+	ctx := context.Background()
+	var want cassandra.CassandraBatchMutateArgs
+	wantErr := want.Read(ctx, binaryOver(data))
+
+	in, frame := frameOver(data)
+	var d batchDecoder
+	got, level, err := d.readBatchArgs(ctx, in)
+	switch {
+	case (wantErr == nil) != (err == nil):
+		t.Fatalf("%x: the generated reader says %v, from the frame %v", data, wantErr, err)
+	case err == nil && level != want.ConsistencyLevel:
+		t.Fatalf("%x: consistency level %v from the frame, generated %v", data, level, want.ConsistencyLevel)
+	case err == nil && !reflect.DeepEqual(got, want.MutationMap):
+		t.Fatalf("%x: from the frame\n%v\nthe generated reader\n%v", data, got, want.MutationMap)
+	}
+
+	var direct batchDecoder
+	probe := &slabprotocol.Frame{Buf: data}
+	_, _, read := direct.readFrame(probe, int32(max(len(data), 1)))
+	switch {
+	case read && wantErr != nil:
+		t.Fatalf("%x: readFrame read what the generated reader refuses (%v)", data, wantErr)
+	case read && probe.Pos != frame.Pos:
+		t.Fatalf("%x: readFrame stopped at %d, the protocol at %d", data, probe.Pos, frame.Pos)
+	case !read && probe.Pos != 0:
+		t.Fatalf("%x: readFrame gave up at %d but moved the frame", data, probe.Pos)
+	}
+	return read
+}
+
 func TestBatchDecoderReadsWhatTheGeneratedReaderReads(t *testing.T) {
+	both := func(data []byte) {
+		sameAsGenerated(t, data)
+		frameSameAsGenerated(t, data)
+	}
 	for _, seed := range batchArgsSeeds(t) {
-		sameAsGenerated(t, seed)
+		both(seed)
 		// Every cut of it: both refuse it at the same places.
 		for i := range len(seed) {
-			sameAsGenerated(t, seed[:i])
+			both(seed[:i])
 		}
 		// A changed byte: a wrong type, a length, a field id.
 		for i := range len(seed) {
 			for _, b := range []byte{0x00, 0x0b, 0x7f, 0xff} {
 				changed := append([]byte(nil), seed...)
 				changed[i] = b
-				sameAsGenerated(t, changed)
+				both(changed)
 			}
 		}
+	}
+}
+
+// The batches clients send are read from the frame; those with deletions
+// or counters through the protocol.
+func TestBatchesOfColumnsAreReadFromTheFrame(t *testing.T) {
+	seeds := batchArgsSeeds(t)
+	for i, want := range []bool{true, true, false, false, true, true} {
+		if read := frameSameAsGenerated(t, seeds[i]); read != want {
+			t.Errorf("seed %d: read from the frame %v, want %v", i, read, want)
+		}
+	}
+	if !frameSameAsGenerated(t, superBatchArgs(t)) {
+		t.Error("a batch of 10 super columns was not read from the frame")
+	}
+	// A size over the protocol's limit (values of 64 bytes under a limit
+	// of 32) is left to the protocol, which refuses it.
+	var d batchDecoder
+	if _, _, read := d.readFrame(&slabprotocol.Frame{Buf: superBatchArgs(t)}, 32); read {
+		t.Error("readFrame read values larger than the protocol accepts")
+	}
+	// Trailing bytes after the arguments stay unread, as the protocol
+	// leaves them.
+	if !frameSameAsGenerated(t, append(superBatchArgs(t), 0xde, 0xad)) {
+		t.Error("arguments followed by other bytes were not read from the frame")
 	}
 }
 
@@ -131,5 +218,62 @@ func FuzzBatchMutateDecoder(f *testing.F) {
 	for _, seed := range batchArgsSeeds(f) {
 		f.Add(seed)
 	}
-	f.Fuzz(sameAsGenerated)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sameAsGenerated(t, data)
+		frameSameAsGenerated(t, data)
+	})
+}
+
+// superBatchArgs are batch_mutate arguments of one row of 10 super
+// columns of 10 subcolumns (names of 8 bytes, values of 64), thriftbench's
+// batch-super call.
+func superBatchArgs(tb testing.TB) []byte {
+	var muts []*cassandra.Mutation
+	value := make([]byte, 64)
+	for s := range 10 {
+		sc := &cassandra.SuperColumn{Name: fmt.Appendf(nil, "super%03d", s)}
+		for c := range 10 {
+			ts := int64(1700000000000000 + c)
+			sc.Columns = append(sc.Columns, &cassandra.Column{Name: fmt.Appendf(nil, "col%05d", c), Value: value, Timestamp: &ts})
+		}
+		muts = append(muts, &cassandra.Mutation{ColumnOrSupercolumn: &cassandra.ColumnOrSuperColumn{SuperColumn: sc}})
+	}
+	args := cassandra.CassandraBatchMutateArgs{
+		MutationMap:      map[string]map[string][]*cassandra.Mutation{"row0000000000042": {"Supers": muts}},
+		ConsistencyLevel: cassandra.ConsistencyLevel_ONE,
+	}
+	buf := thrift.NewTMemoryBuffer()
+	if err := args.Write(context.Background(), thrift.NewTBinaryProtocolConf(buf, nil)); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// BenchmarkBatchDecode reads a super batch's arguments from a frame in
+// memory, through the protocol the server reads requests with.
+func BenchmarkBatchDecode(b *testing.B) {
+	data := superBatchArgs(b)
+	cfg := &thrift.TConfiguration{MaxMessageSize: 16 << 20}
+	frame := &slabprotocol.Frame{}
+	in := &messageRecorder{TProtocol: slabprotocol.NewFrameProtocol(thrift.NewTBinaryProtocolConf(frameReadTransport{frame}, cfg), frame, cfg, requestFieldChunks)}
+	ctx := context.Background()
+	for _, way := range []struct {
+		name string
+		read func(d *batchDecoder) error
+	}{
+		{"protocol", func(d *batchDecoder) error { _, _, err := d.readArgs(ctx, in); return err }},
+		{"frame", func(d *batchDecoder) error { _, _, err := d.readBatchArgs(ctx, in); return err }},
+	} {
+		b.Run(way.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				frame.Buf, frame.Pos = data, 0
+				var d batchDecoder
+				if err := way.read(&d); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -5,7 +5,10 @@ package legacy
 // (replyBlocks), which all live as long as it does: one at a time from
 // blocks of 8, then 16, up to 128 (so a small request makes small
 // blocks); many at once, exactly as many; or runs of any length from
-// blocks that grow as a reply does. A block serves one of these ways.
+// blocks that grow as a reply does. A block serves one of these ways,
+// except in a batchDecoder whose read from the frame gave up: its reads
+// through the protocol then take from the same blocks one at a time,
+// which only sizes the blocks they make differently.
 type block[T any] struct {
 	free []T
 	size int // of the last block made

@@ -92,6 +92,14 @@ func NewFrameProtocol(p *thrift.TBinaryProtocol, frame *Frame, cfg *thrift.TConf
 	return &FrameProtocol{TBinaryProtocol: p, frame: frame, maxSize: cfg.GetMaxMessageSize(), chunks: chunks}
 }
 
+// Frame is the frame the protocol reads from: a reader of the protocol's
+// encoding may read a value from its bytes and move its position past it.
+func (p *FrameProtocol) Frame() *Frame { return p.frame }
+
+// MaxSize is the largest size of a container or a string the protocol
+// accepts (the configuration's message size).
+func (p *FrameProtocol) MaxSize() int32 { return p.maxSize }
+
 // sizeAccepted reports whether a container or string size is one the
 // library accepts (checkSizeForProtocol).
 func (p *FrameProtocol) sizeAccepted(size int32) bool {
