@@ -34,10 +34,7 @@ import (
 // readBatchArgs reads batch_mutate's arguments: from the frame when in
 // reads from one and readFrame can, through in otherwise.
 func (d *batchDecoder) readBatchArgs(ctx context.Context, in thrift.TProtocol) (map[string]map[string][]*cassandra.Mutation, cassandra.ConsistencyLevel, error) {
-	if m, ok := in.(*messageRecorder); ok {
-		in = m.TProtocol
-	}
-	if p, ok := in.(*slabprotocol.FrameProtocol); ok {
+	if p := frameUnder(in); p != nil {
 		if mutations, level, ok := d.readFrame(p.Frame(), p.MaxSize()); ok {
 			return mutations, level, nil
 		}
@@ -45,15 +42,22 @@ func (d *batchDecoder) readBatchArgs(ctx context.Context, in thrift.TProtocol) (
 	return d.readArgs(ctx, in)
 }
 
+// frameUnder is the frame protocol that in reads with, or nil if in reads
+// otherwise.
+func frameUnder(in thrift.TProtocol) *slabprotocol.FrameProtocol {
+	if m, ok := in.(*messageRecorder); ok {
+		in = m.TProtocol
+	}
+	p, _ := in.(*slabprotocol.FrameProtocol)
+	return p
+}
+
 // readFrame reads the arguments from frame's unread bytes and moves past
 // them, or reports that it cannot and leaves the frame as it was. Sizes
 // over maxSize are refused by the protocol, so readFrame leaves them to
 // it.
 func (d *batchDecoder) readFrame(frame *slabprotocol.Frame, maxSize int32) (map[string]map[string][]*cassandra.Mutation, cassandra.ConsistencyLevel, bool) {
-	w := wireReader{buf: frame.Buf[frame.Pos:], max: maxSize}
-	// The binary fields are copied together into one allocation of their
-	// own, the frame's buffer being the next request's.
-	w.fields = make([]byte, 0, len(w.buf))
+	w := newWireReader(frame, maxSize)
 	var mutations map[string]map[string][]*cassandra.Mutation
 	level := cassandra.ConsistencyLevel(0)
 	var hasMap, hasLevel bool
@@ -61,10 +65,9 @@ func (d *batchDecoder) readFrame(frame *slabprotocol.Frame, maxSize int32) (map[
 		typ, id := w.field()
 		switch {
 		case typ == thrift.STOP:
-			if w.bad || !hasMap || !hasLevel {
+			if !hasMap || !hasLevel || !w.done(frame) {
 				return nil, 0, false
 			}
-			frame.Pos += w.pos
 			return mutations, level, true
 		case id == 1 && typ == thrift.MAP && !hasMap:
 			mutations, hasMap = d.frameMutationMap(&w), true
@@ -137,7 +140,7 @@ func (d *batchDecoder) frameCosc(w *wireReader, c *cassandra.ColumnOrSuperColumn
 	case typ == thrift.STOP:
 	case typ == thrift.STRUCT && id == 1:
 		c.Column = &d.columns.run(1)[0]
-		d.frameColumn(w, c.Column, &d.int64s.run(1)[0])
+		w.column(c.Column, &d.int64s.run(1)[0], &d.int32s)
 		w.end()
 	case typ == thrift.STRUCT && id == 2:
 		c.SuperColumn = d.supers.one()
@@ -169,20 +172,50 @@ func (d *batchDecoder) frameSuper(w *wireReader, s *cassandra.SuperColumn) {
 	s.Columns = d.columnRefs.run(k)[:0]
 	for i := 0; i < n && !w.bad; i++ {
 		if i < k {
-			d.frameColumn(w, &cols[i], &stamps[i])
+			w.column(&cols[i], &stamps[i], &d.int32s)
 			s.Columns = append(s.Columns, &cols[i])
 		} else {
 			c := d.columns.one()
-			d.frameColumn(w, c, d.int64s.one())
+			w.column(c, d.int64s.one(), &d.int32s)
 			s.Columns = append(s.Columns, c)
 		}
 	}
 	w.end()
 }
 
-// frameColumn reads a Column: its name, and then its value, timestamp
-// (into stamp) and TTL where it has them.
-func (d *batchDecoder) frameColumn(w *wireReader, c *cassandra.Column, stamp *int64) {
+// wireReader reads values of the binary protocol from a buffer. A read
+// the buffer cannot satisfy, or a size the protocol would refuse, sets
+// bad and gives a zero value; once bad, every read gives zero values.
+type wireReader struct {
+	buf    []byte
+	pos    int
+	max    int32  // the largest size the protocol accepts
+	fields []byte // the binary fields read, copied
+	bad    bool
+}
+
+// newWireReader reads frame's unread bytes; sizes over maxSize are
+// refused, as the protocol refuses them. The binary fields it reads are
+// copied together into one allocation of their own, the frame's buffer
+// being the next request's.
+func newWireReader(frame *slabprotocol.Frame, maxSize int32) wireReader {
+	buf := frame.Buf[frame.Pos:]
+	return wireReader{buf: buf, max: maxSize, fields: make([]byte, 0, len(buf))}
+}
+
+// done moves frame past what was read and reports true, unless a read
+// failed: then it leaves frame as it was and reports false.
+func (w *wireReader) done(frame *slabprotocol.Frame) bool {
+	if w.bad {
+		return false
+	}
+	frame.Pos += w.pos
+	return true
+}
+
+// column reads a Column: its name, and then its value, timestamp (into
+// stamp) and TTL (from ttls) where it has them.
+func (w *wireReader) column(c *cassandra.Column, stamp *int64, ttls *block[int32]) {
 	last := int16(0)
 	for !w.bad {
 		typ, id := w.field()
@@ -203,7 +236,7 @@ func (d *batchDecoder) frameColumn(w *wireReader, c *cassandra.Column, stamp *in
 			*stamp = w.i64()
 			c.Timestamp = stamp
 		case id == 4 && typ == thrift.I32:
-			c.TTL = &d.int32s.run(1)[0]
+			c.TTL = &ttls.run(1)[0]
 			*c.TTL = w.i32()
 		default:
 			w.bad = true
@@ -212,17 +245,6 @@ func (d *batchDecoder) frameColumn(w *wireReader, c *cassandra.Column, stamp *in
 	if last < 1 || c.Name == nil {
 		w.bad = true // no name, which is required
 	}
-}
-
-// wireReader reads values of the binary protocol from a buffer. A read
-// the buffer cannot satisfy, or a size the protocol would refuse, sets
-// bad and gives a zero value; once bad, every read gives zero values.
-type wireReader struct {
-	buf    []byte
-	pos    int
-	max    int32  // the largest size the protocol accepts
-	fields []byte // the binary fields read, copied
-	bad    bool
 }
 
 // take returns the next n bytes, or nil (and sets bad) if there are fewer.

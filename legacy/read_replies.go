@@ -129,27 +129,28 @@ func keySlicesReply(ks []*cassandra.KeySlice, generated structWriter) structWrit
 	return &appendedSuccess{rows: ks, generated: generated}
 }
 
-// argsOf is a pointer to a generated arguments struct.
+// argsOf is a pointer to an arguments struct: a generated one, or one
+// that reads itself from the frame (write_frame.go).
 type argsOf[A any] interface {
 	*A
 	Read(context.Context, thrift.TProtocol) error
 }
 
-// readProcessor is the processor function of the read name: call makes
+// callProcessor is the processor function of the call name: call makes
 // the call with the arguments read and returns its success and error,
 // and failed makes the result that carries an exception.
-type readProcessor[A any, P argsOf[A]] struct {
+type callProcessor[A any, P argsOf[A]] struct {
 	name   string
 	call   func(context.Context, P) (structWriter, error)
 	failed func(declared) structWriter
 }
 
-func newReadProcessor[A any, P argsOf[A]](name string, call func(context.Context, P) (structWriter, error), failed func(declared) structWriter) readProcessor[A, P] {
-	return readProcessor[A, P]{name: name, call: call, failed: failed}
+func newCallProcessor[A any, P argsOf[A]](name string, call func(context.Context, P) (structWriter, error), failed func(declared) structWriter) callProcessor[A, P] {
+	return callProcessor[A, P]{name: name, call: call, failed: failed}
 }
 
 // Process implements thrift.TProcessorFunction.
-func (p readProcessor[A, P]) Process(ctx context.Context, seqID int32, in, out thrift.TProtocol) (bool, thrift.TException) {
+func (p callProcessor[A, P]) Process(ctx context.Context, seqID int32, in, out thrift.TProtocol) (bool, thrift.TException) {
 	args := P(new(A))
 	if ok, err := readArgs(ctx, p.name, seqID, args, in, out); !ok {
 		return false, err
@@ -162,7 +163,7 @@ func (p readProcessor[A, P]) Process(ctx context.Context, seqID int32, in, out t
 // columns, serving h.
 func readProcessors(h cassandra.Cassandra) map[string]thrift.TProcessorFunction {
 	return map[string]thrift.TProcessorFunction{
-		"get_slice": newReadProcessor("get_slice",
+		"get_slice": newCallProcessor("get_slice",
 			func(ctx context.Context, a *cassandra.CassandraGetSliceArgs) (structWriter, error) {
 				v, err := h.GetSlice(ctx, a.Key, a.ColumnParent, a.Predicate, a.ConsistencyLevel)
 				return columnsReply(v, &cassandra.CassandraGetSliceResult{Success: v}), err
@@ -170,7 +171,7 @@ func readProcessors(h cassandra.Cassandra) map[string]thrift.TProcessorFunction 
 			func(e declared) structWriter {
 				return &cassandra.CassandraGetSliceResult{Ire: e.ire, Ue: e.ue, Te: e.te}
 			}),
-		"multiget_slice": newReadProcessor("multiget_slice",
+		"multiget_slice": newCallProcessor("multiget_slice",
 			func(ctx context.Context, a *cassandra.CassandraMultigetSliceArgs) (structWriter, error) {
 				v, err := h.MultigetSlice(ctx, a.Keys, a.ColumnParent, a.Predicate, a.ConsistencyLevel)
 				generated := &cassandra.CassandraMultigetSliceResult{Success: v}
@@ -182,7 +183,7 @@ func readProcessors(h cassandra.Cassandra) map[string]thrift.TProcessorFunction 
 			func(e declared) structWriter {
 				return &cassandra.CassandraMultigetSliceResult{Ire: e.ire, Ue: e.ue, Te: e.te}
 			}),
-		"get_range_slices": newReadProcessor("get_range_slices",
+		"get_range_slices": newCallProcessor("get_range_slices",
 			func(ctx context.Context, a *cassandra.CassandraGetRangeSlicesArgs) (structWriter, error) {
 				v, err := h.GetRangeSlices(ctx, a.ColumnParent, a.Predicate, a.Range, a.ConsistencyLevel)
 				return keySlicesReply(v, &cassandra.CassandraGetRangeSlicesResult{Success: v}), err
@@ -190,7 +191,7 @@ func readProcessors(h cassandra.Cassandra) map[string]thrift.TProcessorFunction 
 			func(e declared) structWriter {
 				return &cassandra.CassandraGetRangeSlicesResult{Ire: e.ire, Ue: e.ue, Te: e.te}
 			}),
-		"get_paged_slice": newReadProcessor("get_paged_slice",
+		"get_paged_slice": newCallProcessor("get_paged_slice",
 			func(ctx context.Context, a *cassandra.CassandraGetPagedSliceArgs) (structWriter, error) {
 				v, err := h.GetPagedSlice(ctx, a.ColumnFamily, a.Range, a.StartColumn, a.ConsistencyLevel)
 				return keySlicesReply(v, &cassandra.CassandraGetPagedSliceResult{Success: v}), err
@@ -198,7 +199,7 @@ func readProcessors(h cassandra.Cassandra) map[string]thrift.TProcessorFunction 
 			func(e declared) structWriter {
 				return &cassandra.CassandraGetPagedSliceResult{Ire: e.ire, Ue: e.ue, Te: e.te}
 			}),
-		"get_indexed_slices": newReadProcessor("get_indexed_slices",
+		"get_indexed_slices": newCallProcessor("get_indexed_slices",
 			func(ctx context.Context, a *cassandra.CassandraGetIndexedSlicesArgs) (structWriter, error) {
 				v, err := h.GetIndexedSlices(ctx, a.ColumnParent, a.IndexClause, a.ColumnPredicate, a.ConsistencyLevel)
 				return keySlicesReply(v, &cassandra.CassandraGetIndexedSlicesResult{Success: v}), err

@@ -144,6 +144,9 @@ func NewServer(cfg ServerConfig, handler cassandra.Cassandra, logger *slog.Logge
 	for name, fn := range readProcessors(served) {
 		processor.AddToProcessorMap(name, fn)
 	}
+	for name, fn := range writeProcessors(served) {
+		processor.AddToProcessorMap(name, fn)
+	}
 	s.processor = thrift.WrapProcessor(processor, s.middleware)
 	return s
 }

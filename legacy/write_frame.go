@@ -1,0 +1,170 @@
+package legacy
+
+import (
+	"context"
+
+	"github.com/apache/thrift/lib/go/thrift"
+
+	"github.com/thriftbridge/thriftbridge/internal/slabprotocol"
+	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
+)
+
+// The writes of one column (insert, and add to a counter) have processor
+// functions of their own, as the reads of many columns have
+// (read_replies.go): their arguments are read from the frame's bytes when
+// they are what a client writes (batch_frame.go), into one allocation
+// with their column parent, column and timestamp, where the generated
+// reader makes each on its own through the protocol's interface. Anything
+// else is read by the generated reader, as before.
+
+// insertArgs are insert's arguments and the places of their parts.
+type insertArgs struct {
+	cassandra.CassandraInsertArgs
+	parent cassandra.ColumnParent
+	column cassandra.Column
+	stamp  int64
+	ttls   block[int32]
+	// succeeded is the result of a call that succeeded.
+	succeeded cassandra.CassandraInsertResult
+}
+
+// Read implements the arguments' reading: from the frame if it can, else
+// through in with the generated reader.
+func (a *insertArgs) Read(ctx context.Context, in thrift.TProtocol) error {
+	if p := frameUnder(in); p != nil && a.readFrame(p.Frame(), p.MaxSize()) {
+		return nil
+	}
+	a.CassandraInsertArgs = cassandra.CassandraInsertArgs{}
+	return a.CassandraInsertArgs.Read(ctx, in)
+}
+
+// readFrame reads key, column_parent, column and consistency_level, in
+// that order, or reports that it cannot and leaves the frame as it was.
+func (a *insertArgs) readFrame(frame *slabprotocol.Frame, maxSize int32) bool {
+	w := newWireReader(frame, maxSize)
+	a.Key = w.keyField()
+	if w.structField(2) {
+		w.columnParent(&a.parent)
+		a.ColumnParent = &a.parent
+	}
+	if w.structField(3) {
+		a.column = cassandra.Column{}
+		w.column(&a.column, &a.stamp, &a.ttls)
+		a.Column = &a.column
+	}
+	a.ConsistencyLevel = w.levelField()
+	w.end()
+	return w.done(frame)
+}
+
+// addArgs are add's arguments and the places of their parts.
+type addArgs struct {
+	cassandra.CassandraAddArgs
+	parent cassandra.ColumnParent
+	column cassandra.CounterColumn
+	// succeeded is the result of a call that succeeded.
+	succeeded cassandra.CassandraAddResult
+}
+
+// Read implements the arguments' reading: from the frame if it can, else
+// through in with the generated reader.
+func (a *addArgs) Read(ctx context.Context, in thrift.TProtocol) error {
+	if p := frameUnder(in); p != nil && a.readFrame(p.Frame(), p.MaxSize()) {
+		return nil
+	}
+	a.CassandraAddArgs = cassandra.CassandraAddArgs{}
+	return a.CassandraAddArgs.Read(ctx, in)
+}
+
+// readFrame reads key, column_parent, column and consistency_level, in
+// that order, or reports that it cannot and leaves the frame as it was.
+func (a *addArgs) readFrame(frame *slabprotocol.Frame, maxSize int32) bool {
+	w := newWireReader(frame, maxSize)
+	a.Key = w.keyField()
+	if w.structField(2) {
+		w.columnParent(&a.parent)
+		a.ColumnParent = &a.parent
+	}
+	if w.structField(3) {
+		// A CounterColumn: its name and its value, both required.
+		if typ, id := w.field(); typ != thrift.STRING || id != 1 {
+			w.bad = true
+		}
+		a.column.Name = w.binary()
+		if typ, id := w.field(); typ != thrift.I64 || id != 2 {
+			w.bad = true
+		}
+		a.column.Value = w.i64()
+		w.end()
+		a.Column = &a.column
+	}
+	a.ConsistencyLevel = w.levelField()
+	w.end()
+	return w.done(frame)
+}
+
+// keyField reads field 1, a binary key.
+func (w *wireReader) keyField() []byte {
+	if typ, id := w.field(); typ != thrift.STRING || id != 1 {
+		w.bad = true
+		return nil
+	}
+	return w.binary()
+}
+
+// structField reads the header of field id, a struct.
+func (w *wireReader) structField(id int16) bool {
+	if typ, got := w.field(); typ != thrift.STRUCT || got != id {
+		w.bad = true
+	}
+	return !w.bad
+}
+
+// levelField reads field 4, the consistency level.
+func (w *wireReader) levelField() cassandra.ConsistencyLevel {
+	if typ, id := w.field(); typ != thrift.I32 || id != 4 {
+		w.bad = true
+		return 0
+	}
+	return cassandra.ConsistencyLevel(w.i32())
+}
+
+// columnParent reads a ColumnParent: its column family, and its super
+// column if it names one.
+func (w *wireReader) columnParent(p *cassandra.ColumnParent) {
+	*p = cassandra.ColumnParent{}
+	if typ, id := w.field(); typ != thrift.STRING || id != 3 {
+		w.bad = true
+		return
+	}
+	p.ColumnFamily = w.str()
+	switch typ, id := w.field(); {
+	case typ == thrift.STOP:
+	case typ == thrift.STRING && id == 4:
+		p.SuperColumn = w.binary()
+		w.end()
+	default:
+		w.bad = true
+	}
+}
+
+// writeProcessors are the processor functions of the writes of one
+// column, serving h.
+func writeProcessors(h cassandra.Cassandra) map[string]thrift.TProcessorFunction {
+	return map[string]thrift.TProcessorFunction{
+		"insert": newCallProcessor("insert",
+			func(ctx context.Context, a *insertArgs) (structWriter, error) {
+				return &a.succeeded, h.Insert(ctx, a.Key, a.ColumnParent, a.Column, a.ConsistencyLevel)
+			},
+			func(e declared) structWriter {
+				return &cassandra.CassandraInsertResult{Ire: e.ire, Ue: e.ue, Te: e.te}
+			}),
+		"add": newCallProcessor("add",
+			func(ctx context.Context, a *addArgs) (structWriter, error) {
+				return &a.succeeded, h.Add(ctx, a.Key, a.ColumnParent, a.Column, a.ConsistencyLevel)
+			},
+			func(e declared) structWriter {
+				return &cassandra.CassandraAddResult{Ire: e.ire, Ue: e.ue, Te: e.te}
+			}),
+	}
+}

@@ -1,0 +1,153 @@
+package legacy
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/apache/thrift/lib/go/thrift"
+
+	"github.com/thriftbridge/thriftbridge/internal/slabprotocol"
+	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
+)
+
+// frameReadArgs are arguments that read themselves from the frame.
+type frameReadArgs interface {
+	Read(context.Context, thrift.TProtocol) error
+	readFrame(*slabprotocol.Frame, int32) bool
+}
+
+// writeArgs is a write of one column's arguments, read by us and by the
+// generated reader.
+type writeArgs struct {
+	// ours is new arguments read our way; generated is their generated
+	// struct.
+	ours func() (args frameReadArgs, generated func() any)
+	// theirs is new generated arguments.
+	theirs func() thrift.TStruct
+}
+
+var writeArgKinds = map[string]writeArgs{
+	"insert": {
+		ours: func() (frameReadArgs, func() any) {
+			a := &insertArgs{}
+			return a, func() any { return &a.CassandraInsertArgs }
+		},
+		theirs: func() thrift.TStruct { return &cassandra.CassandraInsertArgs{} },
+	},
+	"add": {
+		ours: func() (frameReadArgs, func() any) {
+			a := &addArgs{}
+			return a, func() any { return &a.CassandraAddArgs }
+		},
+		theirs: func() thrift.TStruct { return &cassandra.CassandraAddArgs{} },
+	},
+}
+
+// writeArgsSeeds are the arguments of inserts and adds as the generated
+// writer encodes them, each with whether it is read from the frame.
+func writeArgsSeeds(tb testing.TB) map[string][]struct {
+	data      []byte
+	fromFrame bool
+} {
+	ts, ttl := int64(1700000000000000), int32(60)
+	encode := func(s thrift.TStruct) []byte { return encodeStruct(tb, s) }
+	type seed = struct {
+		data      []byte
+		fromFrame bool
+	}
+	return map[string][]seed{
+		"insert": {
+			{encode(&cassandra.CassandraInsertArgs{Key: []byte("row"), ColumnParent: &cassandra.ColumnParent{ColumnFamily: "Standard1"},
+				Column: &cassandra.Column{Name: []byte("c"), Value: []byte("v"), Timestamp: &ts}, ConsistencyLevel: cassandra.ConsistencyLevel_ONE}), true},
+			{encode(&cassandra.CassandraInsertArgs{Key: []byte{}, ColumnParent: &cassandra.ColumnParent{ColumnFamily: "Super1", SuperColumn: []byte("sc")},
+				Column: &cassandra.Column{Name: []byte("c"), Value: []byte{}, Timestamp: &ts, TTL: &ttl}, ConsistencyLevel: cassandra.ConsistencyLevel_QUORUM}), true},
+			// No value and no timestamp: read, and refused by the handler.
+			{encode(&cassandra.CassandraInsertArgs{Key: []byte("row"), ColumnParent: &cassandra.ColumnParent{ColumnFamily: "Standard1"},
+				Column: &cassandra.Column{Name: []byte("c")}, ConsistencyLevel: cassandra.ConsistencyLevel_ONE}), true},
+			// Required parts missing: left to the generated reader.
+			{encode(&cassandra.CassandraInsertArgs{Key: []byte("row"), ConsistencyLevel: cassandra.ConsistencyLevel_ONE}), false},
+		},
+		"add": {
+			{encode(&cassandra.CassandraAddArgs{Key: []byte("row"), ColumnParent: &cassandra.ColumnParent{ColumnFamily: "Counters"},
+				Column: &cassandra.CounterColumn{Name: []byte("n"), Value: -7}, ConsistencyLevel: cassandra.ConsistencyLevel_ONE}), true},
+			{encode(&cassandra.CassandraAddArgs{Key: []byte("row"), ColumnParent: &cassandra.ColumnParent{ColumnFamily: "SuperCounters", SuperColumn: []byte("sc")},
+				Column: &cassandra.CounterColumn{Name: []byte("n"), Value: 1}, ConsistencyLevel: cassandra.ConsistencyLevel_ALL}), true},
+			{encode(&cassandra.CassandraAddArgs{Key: []byte("row"), ColumnParent: &cassandra.ColumnParent{ColumnFamily: "Counters"}}), false},
+		},
+	}
+}
+
+// writeArgsSameAsGenerated reads data as the server does, from its frame:
+// the result must be the generated reader's, and where readFrame reads
+// the arguments itself, it must leave the frame where the protocol does.
+// It reports whether readFrame read them.
+func writeArgsSameAsGenerated(t *testing.T, kind string, data []byte) bool {
+	ctx := context.Background()
+	k := writeArgKinds[kind]
+	want := k.theirs()
+	wantErr := want.Read(ctx, binaryOver(data))
+
+	args, got := k.ours()
+	in, frame := frameOver(data)
+	err := args.Read(ctx, in)
+	switch {
+	case (wantErr == nil) != (err == nil):
+		t.Fatalf("%s %x: the generated reader says %v, from the frame %v", kind, data, wantErr, err)
+	case err == nil && !reflect.DeepEqual(got(), want):
+		t.Fatalf("%s %x: from the frame\n%v\nthe generated reader\n%v", kind, data, got(), want)
+	}
+
+	direct, _ := k.ours()
+	probe := &slabprotocol.Frame{Buf: data}
+	read := direct.readFrame(probe, int32(max(len(data), 1)))
+	switch {
+	case read && wantErr != nil:
+		t.Fatalf("%s %x: readFrame read what the generated reader refuses (%v)", kind, data, wantErr)
+	case read && probe.Pos != frame.Pos:
+		t.Fatalf("%s %x: readFrame stopped at %d, the protocol at %d", kind, data, probe.Pos, frame.Pos)
+	case !read && probe.Pos != 0:
+		t.Fatalf("%s %x: readFrame gave up at %d but moved the frame", kind, data, probe.Pos)
+	}
+	return read
+}
+
+func TestWriteArgsReadAsGenerated(t *testing.T) {
+	for kind, seeds := range writeArgsSeeds(t) {
+		for i, seed := range seeds {
+			if read := writeArgsSameAsGenerated(t, kind, seed.data); read != seed.fromFrame {
+				t.Errorf("%s seed %d: read from the frame %v, want %v", kind, i, read, seed.fromFrame)
+			}
+			// Every cut, and a changed byte: a wrong type, a length, a
+			// field id.
+			for i := range len(seed.data) {
+				writeArgsSameAsGenerated(t, kind, seed.data[:i])
+				for _, b := range []byte{0x00, 0x0b, 0x0c, 0x7f, 0xff} {
+					changed := append([]byte(nil), seed.data...)
+					changed[i] = b
+					writeArgsSameAsGenerated(t, kind, changed)
+				}
+			}
+		}
+	}
+	// A size over the protocol's limit is left to the protocol.
+	var a insertArgs
+	if a.readFrame(&slabprotocol.Frame{Buf: writeArgsSeeds(t)["insert"][0].data}, 2) {
+		t.Error("readFrame read a key larger than the protocol accepts")
+	}
+}
+
+func FuzzWriteArgs(f *testing.F) {
+	for kind, seeds := range writeArgsSeeds(f) {
+		for _, seed := range seeds {
+			f.Add(kind == "add", seed.data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, add bool, data []byte) {
+		kind := "insert"
+		if add {
+			kind = "add"
+		}
+		writeArgsSameAsGenerated(t, kind, data)
+	})
+}
