@@ -29,10 +29,11 @@ type structWriter interface {
 }
 
 // appendedSuccess is a result whose success field (id 0) holds the one
-// of columns, byKey and rows that is set, appended by replywire;
+// of one, columns, byKey and rows that is set, appended by replywire;
 // generated, the same result from the generated type, is written instead
 // to a protocol that does not append to a frame.
 type appendedSuccess struct {
+	one       *cassandra.ColumnOrSuperColumn
 	columns   []*cassandra.ColumnOrSuperColumn
 	byKey     map[string][]*cassandra.ColumnOrSuperColumn
 	rows      []*cassandra.KeySlice
@@ -46,6 +47,8 @@ func (s *appendedSuccess) Write(ctx context.Context, p thrift.TProtocol) error {
 	}
 	f := ap.Frame()
 	switch {
+	case s.one != nil:
+		f.Out = replywire.ColumnOrSuperColumn(append(f.Out, thrift.STRUCT, 0, 0), s.one)
 	case s.columns != nil:
 		f.Out = replywire.Columns(append(f.Out, thrift.LIST, 0, 0), s.columns)
 	case s.byKey != nil:
@@ -76,6 +79,7 @@ func readArgs(ctx context.Context, name string, seqID int32, args interface {
 // IDL declares for it.
 type declared struct {
 	ire *cassandra.InvalidRequestException
+	nfe *cassandra.NotFoundException // declared by get alone
 	ue  *cassandra.UnavailableException
 	te  *cassandra.TimedOutException
 }
@@ -97,6 +101,14 @@ func answer(ctx context.Context, out thrift.TProtocol, name string, seqID int32,
 	case *cassandra.TimedOutException:
 		body = failed(declared{te: v})
 	default:
+		// A NotFoundException is declared where the result has room
+		// for it; elsewhere it is an internal error, as any other.
+		if nfe, ok := v.(*cassandra.NotFoundException); ok {
+			if r, ok := failed(declared{nfe: nfe}).(interface{ IsSetNfe() bool }); ok && r.IsSetNfe() {
+				body = r.(structWriter)
+				break
+			}
+		}
 		if errors.Is(err, thrift.ErrAbandonRequest) {
 			return false, thrift.WrapTException(err)
 		}
@@ -163,6 +175,18 @@ func (p callProcessor[A, P]) Process(ctx context.Context, seqID int32, in, out t
 // columns, serving h.
 func readProcessors(h cassandra.Cassandra) map[string]thrift.TProcessorFunction {
 	return map[string]thrift.TProcessorFunction{
+		"get": newCallProcessor("get",
+			func(ctx context.Context, a *getArgs) (structWriter, error) {
+				v, err := h.Get(ctx, a.Key, a.ColumnPath, a.ConsistencyLevel)
+				generated := &cassandra.CassandraGetResult{Success: v}
+				if v == nil {
+					return generated, err
+				}
+				return &appendedSuccess{one: v, generated: generated}, err
+			},
+			func(e declared) structWriter {
+				return &cassandra.CassandraGetResult{Ire: e.ire, Nfe: e.nfe, Ue: e.ue, Te: e.te}
+			}),
 		"get_slice": newCallProcessor("get_slice",
 			func(ctx context.Context, a *cassandra.CassandraGetSliceArgs) (structWriter, error) {
 				v, err := h.GetSlice(ctx, a.Key, a.ColumnParent, a.Predicate, a.ConsistencyLevel)

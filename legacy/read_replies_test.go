@@ -50,6 +50,13 @@ func (c cannedReads) AtomicBatchMutate(context.Context, map[string]map[string][]
 	return c.err
 }
 
+func (c cannedReads) Get(context.Context, []byte, *cassandra.ColumnPath, cassandra.ConsistencyLevel) (*cassandra.ColumnOrSuperColumn, error) {
+	if len(c.columns) == 0 {
+		return nil, c.err
+	}
+	return c.columns[len(c.columns)-1], c.err
+}
+
 func (c cannedReads) Insert(context.Context, []byte, *cassandra.ColumnParent, *cassandra.Column, cassandra.ConsistencyLevel) error {
 	return c.err
 }
@@ -124,6 +131,7 @@ func TestProcessorsAnswerAsGenerated(t *testing.T) {
 		{"empty", cannedReads{columns: []*cassandra.ColumnOrSuperColumn{}, byKey: map[string][]*cassandra.ColumnOrSuperColumn{}, rows: []*cassandra.KeySlice{}}},
 		{"nil", cannedReads{}},
 		{"invalid request", cannedReads{err: &cassandra.InvalidRequestException{Why: "no such column family"}}},
+		{"not found", cannedReads{err: cassandra.NewNotFoundException()}},
 		{"unavailable", cannedReads{err: cassandra.NewUnavailableException()}},
 		{"timed out", cannedReads{err: cassandra.NewTimedOutException()}},
 		{"internal", cannedReads{err: errors.New("disk on fire")}},
@@ -138,6 +146,8 @@ func TestProcessorsAnswerAsGenerated(t *testing.T) {
 		args thrift.TStruct
 		ours func(cassandra.Cassandra) thrift.TProcessorFunction
 	}{
+		{"get", &cassandra.CassandraGetArgs{Key: []byte("k"), ColumnPath: &cassandra.ColumnPath{ColumnFamily: "cf", Column: []byte("a")}, ConsistencyLevel: cl},
+			func(h cassandra.Cassandra) thrift.TProcessorFunction { return readProcessors(h)["get"] }},
 		{"get_slice", &cassandra.CassandraGetSliceArgs{Key: []byte("k"), ColumnParent: parent, Predicate: pred, ConsistencyLevel: cl},
 			func(h cassandra.Cassandra) thrift.TProcessorFunction { return readProcessors(h)["get_slice"] }},
 		{"multiget_slice", &cassandra.CassandraMultigetSliceArgs{Keys: [][]byte{[]byte("k")}, ColumnParent: parent, Predicate: pred, ConsistencyLevel: cl},

@@ -9,13 +9,43 @@ import (
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
-// The writes of one column (insert, and add to a counter) have processor
-// functions of their own, as the reads of many columns have
+// The calls on one column (get, insert, and add to a counter) have
+// processor functions of their own, as the reads of many columns have
 // (read_replies.go): their arguments are read from the frame's bytes when
 // they are what a client writes (batch_frame.go), into one allocation
-// with their column parent, column and timestamp, where the generated
-// reader makes each on its own through the protocol's interface. Anything
-// else is read by the generated reader, as before.
+// with their parts (column parent or path, column, timestamp), where the
+// generated reader makes each on its own through the protocol's
+// interface. Anything else is read by the generated reader, as before.
+
+// getArgs are get's arguments and the place of their column path.
+type getArgs struct {
+	cassandra.CassandraGetArgs
+	path cassandra.ColumnPath
+}
+
+// Read implements the arguments' reading: from the frame if it can, else
+// through in with the generated reader.
+func (a *getArgs) Read(ctx context.Context, in thrift.TProtocol) error {
+	if p := frameUnder(in); p != nil && a.readFrame(p.Frame(), p.MaxSize()) {
+		return nil
+	}
+	a.CassandraGetArgs = cassandra.CassandraGetArgs{}
+	return a.CassandraGetArgs.Read(ctx, in)
+}
+
+// readFrame reads key, column_path and consistency_level, in that order,
+// or reports that it cannot and leaves the frame as it was.
+func (a *getArgs) readFrame(frame *slabprotocol.Frame, maxSize int32) bool {
+	w := newWireReader(frame, maxSize)
+	a.Key = w.keyField()
+	if w.structField(2) {
+		w.columnPath(&a.path)
+		a.ColumnPath = &a.path
+	}
+	a.ConsistencyLevel = w.levelField(3)
+	w.end()
+	return w.done(frame)
+}
 
 // insertArgs are insert's arguments and the places of their parts.
 type insertArgs struct {
@@ -52,7 +82,7 @@ func (a *insertArgs) readFrame(frame *slabprotocol.Frame, maxSize int32) bool {
 		w.column(&a.column, &a.stamp, &a.ttls)
 		a.Column = &a.column
 	}
-	a.ConsistencyLevel = w.levelField()
+	a.ConsistencyLevel = w.levelField(4)
 	w.end()
 	return w.done(frame)
 }
@@ -98,7 +128,7 @@ func (a *addArgs) readFrame(frame *slabprotocol.Frame, maxSize int32) bool {
 		w.end()
 		a.Column = &a.column
 	}
-	a.ConsistencyLevel = w.levelField()
+	a.ConsistencyLevel = w.levelField(4)
 	w.end()
 	return w.done(frame)
 }
@@ -120,9 +150,9 @@ func (w *wireReader) structField(id int16) bool {
 	return !w.bad
 }
 
-// levelField reads field 4, the consistency level.
-func (w *wireReader) levelField() cassandra.ConsistencyLevel {
-	if typ, id := w.field(); typ != thrift.I32 || id != 4 {
+// levelField reads field id, the consistency level.
+func (w *wireReader) levelField(id int16) cassandra.ConsistencyLevel {
+	if typ, got := w.field(); typ != thrift.I32 || got != id {
 		w.bad = true
 		return 0
 	}
@@ -145,6 +175,32 @@ func (w *wireReader) columnParent(p *cassandra.ColumnParent) {
 		w.end()
 	default:
 		w.bad = true
+	}
+}
+
+// columnPath reads a ColumnPath: its column family, and its super column
+// and column where it names them.
+func (w *wireReader) columnPath(p *cassandra.ColumnPath) {
+	*p = cassandra.ColumnPath{}
+	if typ, id := w.field(); typ != thrift.STRING || id != 3 {
+		w.bad = true
+		return
+	}
+	p.ColumnFamily = w.str()
+	last := int16(3)
+	for !w.bad {
+		typ, id := w.field()
+		switch {
+		case typ == thrift.STOP:
+			return
+		case typ == thrift.STRING && id == 4 && last < 4:
+			p.SuperColumn = w.binary()
+		case typ == thrift.STRING && id == 5 && last < 5:
+			p.Column = w.binary()
+		default:
+			w.bad = true
+		}
+		last = id
 	}
 }
 

@@ -2,7 +2,9 @@ package legacy
 
 import (
 	"context"
+	"maps"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/apache/thrift/lib/go/thrift"
@@ -17,9 +19,9 @@ type frameReadArgs interface {
 	readFrame(*slabprotocol.Frame, int32) bool
 }
 
-// writeArgs is a write of one column's arguments, read by us and by the
-// generated reader.
-type writeArgs struct {
+// argsKind is a call's arguments, read by us and by the generated
+// reader.
+type argsKind struct {
 	// ours is new arguments read our way; generated is their generated
 	// struct.
 	ours func() (args frameReadArgs, generated func() any)
@@ -27,7 +29,14 @@ type writeArgs struct {
 	theirs func() thrift.TStruct
 }
 
-var writeArgKinds = map[string]writeArgs{
+var frameArgKinds = map[string]argsKind{
+	"get": {
+		ours: func() (frameReadArgs, func() any) {
+			a := &getArgs{}
+			return a, func() any { return &a.CassandraGetArgs }
+		},
+		theirs: func() thrift.TStruct { return &cassandra.CassandraGetArgs{} },
+	},
 	"insert": {
 		ours: func() (frameReadArgs, func() any) {
 			a := &insertArgs{}
@@ -44,9 +53,9 @@ var writeArgKinds = map[string]writeArgs{
 	},
 }
 
-// writeArgsSeeds are the arguments of inserts and adds as the generated
+// frameArgsSeeds are the arguments of inserts and adds as the generated
 // writer encodes them, each with whether it is read from the frame.
-func writeArgsSeeds(tb testing.TB) map[string][]struct {
+func frameArgsSeeds(tb testing.TB) map[string][]struct {
 	data      []byte
 	fromFrame bool
 } {
@@ -57,6 +66,15 @@ func writeArgsSeeds(tb testing.TB) map[string][]struct {
 		fromFrame bool
 	}
 	return map[string][]seed{
+		"get": {
+			{encode(&cassandra.CassandraGetArgs{Key: []byte("row"), ColumnPath: &cassandra.ColumnPath{ColumnFamily: "Standard1", Column: []byte("c")},
+				ConsistencyLevel: cassandra.ConsistencyLevel_ONE}), true},
+			{encode(&cassandra.CassandraGetArgs{Key: []byte("row"), ColumnPath: &cassandra.ColumnPath{ColumnFamily: "Super1", SuperColumn: []byte("sc"), Column: []byte{}},
+				ConsistencyLevel: cassandra.ConsistencyLevel_QUORUM}), true},
+			{encode(&cassandra.CassandraGetArgs{Key: []byte{}, ColumnPath: &cassandra.ColumnPath{ColumnFamily: "Super1", SuperColumn: []byte("sc")},
+				ConsistencyLevel: cassandra.ConsistencyLevel_ONE}), true},
+			{encode(&cassandra.CassandraGetArgs{Key: []byte("row"), ConsistencyLevel: cassandra.ConsistencyLevel_ONE}), false},
+		},
 		"insert": {
 			{encode(&cassandra.CassandraInsertArgs{Key: []byte("row"), ColumnParent: &cassandra.ColumnParent{ColumnFamily: "Standard1"},
 				Column: &cassandra.Column{Name: []byte("c"), Value: []byte("v"), Timestamp: &ts}, ConsistencyLevel: cassandra.ConsistencyLevel_ONE}), true},
@@ -78,13 +96,13 @@ func writeArgsSeeds(tb testing.TB) map[string][]struct {
 	}
 }
 
-// writeArgsSameAsGenerated reads data as the server does, from its frame:
+// frameArgsSameAsGenerated reads data as the server does, from its frame:
 // the result must be the generated reader's, and where readFrame reads
 // the arguments itself, it must leave the frame where the protocol does.
 // It reports whether readFrame read them.
-func writeArgsSameAsGenerated(t *testing.T, kind string, data []byte) bool {
+func frameArgsSameAsGenerated(t *testing.T, kind string, data []byte) bool {
 	ctx := context.Background()
-	k := writeArgKinds[kind]
+	k := frameArgKinds[kind]
 	want := k.theirs()
 	wantErr := want.Read(ctx, binaryOver(data))
 
@@ -112,42 +130,40 @@ func writeArgsSameAsGenerated(t *testing.T, kind string, data []byte) bool {
 	return read
 }
 
-func TestWriteArgsReadAsGenerated(t *testing.T) {
-	for kind, seeds := range writeArgsSeeds(t) {
+func TestFrameArgsReadAsGenerated(t *testing.T) {
+	for kind, seeds := range frameArgsSeeds(t) {
 		for i, seed := range seeds {
-			if read := writeArgsSameAsGenerated(t, kind, seed.data); read != seed.fromFrame {
+			if read := frameArgsSameAsGenerated(t, kind, seed.data); read != seed.fromFrame {
 				t.Errorf("%s seed %d: read from the frame %v, want %v", kind, i, read, seed.fromFrame)
 			}
 			// Every cut, and a changed byte: a wrong type, a length, a
 			// field id.
 			for i := range len(seed.data) {
-				writeArgsSameAsGenerated(t, kind, seed.data[:i])
+				frameArgsSameAsGenerated(t, kind, seed.data[:i])
 				for _, b := range []byte{0x00, 0x0b, 0x0c, 0x7f, 0xff} {
 					changed := append([]byte(nil), seed.data...)
 					changed[i] = b
-					writeArgsSameAsGenerated(t, kind, changed)
+					frameArgsSameAsGenerated(t, kind, changed)
 				}
 			}
 		}
 	}
 	// A size over the protocol's limit is left to the protocol.
 	var a insertArgs
-	if a.readFrame(&slabprotocol.Frame{Buf: writeArgsSeeds(t)["insert"][0].data}, 2) {
+	if a.readFrame(&slabprotocol.Frame{Buf: frameArgsSeeds(t)["insert"][0].data}, 2) {
 		t.Error("readFrame read a key larger than the protocol accepts")
 	}
 }
 
-func FuzzWriteArgs(f *testing.F) {
-	for kind, seeds := range writeArgsSeeds(f) {
-		for _, seed := range seeds {
-			f.Add(kind == "add", seed.data)
+func FuzzFrameArgs(f *testing.F) {
+	kinds := slices.Sorted(maps.Keys(frameArgKinds))
+	seeds := frameArgsSeeds(f)
+	for i, kind := range kinds {
+		for _, seed := range seeds[kind] {
+			f.Add(uint8(i), seed.data)
 		}
 	}
-	f.Fuzz(func(t *testing.T, add bool, data []byte) {
-		kind := "insert"
-		if add {
-			kind = "add"
-		}
-		writeArgsSameAsGenerated(t, kind, data)
+	f.Fuzz(func(t *testing.T, kind uint8, data []byte) {
+		frameArgsSameAsGenerated(t, kinds[int(kind)%len(kinds)], data)
 	})
 }
