@@ -139,6 +139,25 @@ func (p *FrameProtocol) ReadBinary(ctx context.Context) ([]byte, error) {
 	return buf, nil
 }
 
+// ReadMessageBegin implements thrift.TProtocol: a versioned header (the
+// version and the message type, the name, the sequence id) is taken from
+// the frame when the frame holds it whole; an old header without the
+// version word, or one cut short, is read by the library.
+func (p *FrameProtocol) ReadMessageBegin(ctx context.Context) (string, thrift.TMessageType, int32, error) {
+	if b := p.frame.peek(8); b != nil {
+		word := binary.BigEndian.Uint32(b)
+		size := int32(binary.BigEndian.Uint32(b[4:]))
+		if word&thrift.VERSION_MASK == thrift.VERSION_1 && p.sizeAccepted(size) {
+			if header := p.frame.peek(12 + int(size)); header != nil {
+				p.frame.Pos += len(header)
+				name := string(header[8 : 8+size])
+				return name, thrift.TMessageType(word & 0xff), int32(binary.BigEndian.Uint32(header[8+size:])), nil
+			}
+		}
+	}
+	return p.TBinaryProtocol.ReadMessageBegin(ctx)
+}
+
 // ReadStructBegin implements thrift.TProtocol: a struct has no header.
 func (p *FrameProtocol) ReadStructBegin(context.Context) (string, error) { return "", nil }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/apache/thrift/lib/go/thrift"
@@ -80,6 +81,10 @@ var readSteps = []readStep{
 		return answer(fmt.Sprintf("binary %x %v", v, v == nil), err)
 	},
 	func(ctx context.Context, p thrift.TProtocol) string {
+		n, tt, seq, err := p.ReadMessageBegin(ctx)
+		return answer(fmt.Sprintf("message %q %d %d", n, tt, seq), err)
+	},
+	func(ctx context.Context, p thrift.TProtocol) string {
 		n, err := p.ReadStructBegin(ctx)
 		return fmt.Sprintf("struct %q", n) + describe(err) + describe(p.ReadStructEnd(ctx)) + describe(p.ReadFieldEnd(ctx)) +
 			describe(p.ReadListEnd(ctx)) + describe(p.ReadMapEnd(ctx)) + describe(p.ReadSetEnd(ctx))
@@ -91,7 +96,11 @@ var readSteps = []readStep{
 func randomFrame(rng *rand.Rand) []byte {
 	var f []byte
 	for range rng.IntN(12) {
-		switch rng.IntN(5) {
+		switch rng.IntN(6) {
+		case 5:
+			// A message header's first word: version 1 with a type,
+			// or another version.
+			f = binary.BigEndian.AppendUint32(f, []uint32{0x80010001, 0x80010004, 0x80020001}[rng.IntN(3)])
 		case 0:
 			f = append(f, byte(rng.IntN(16)))
 		case 1:
@@ -160,12 +169,45 @@ func TestFrameProtocolReadsAsTheLibrary(t *testing.T) {
 	}
 }
 
+// TestMessageHeadersReadAsTheLibrary reads message headers through
+// FrameProtocol and the library's protocol (readLikeTheLibrary, whose
+// size limit is 64): whole, cut, of every type byte, of another version,
+// without the version word, and with a name over the limit.
+func TestMessageHeadersReadAsTheLibrary(t *testing.T) {
+	header := func(word uint32, name string, seq uint32) []byte {
+		h := binary.BigEndian.AppendUint32(nil, word)
+		h = binary.BigEndian.AppendUint32(h, uint32(len(name)))
+		h = append(h, name...)
+		return binary.BigEndian.AppendUint32(h, seq)
+	}
+	var frames [][]byte
+	for _, word := range []uint32{0x80010001, 0x80010004, 0x800100ff, 0x80020001, 0x7fff0001} {
+		frames = append(frames, header(word, "get_slice", 7), header(word, "", 0xffffffff))
+	}
+	frames = append(frames,
+		header(0x80010001, strings.Repeat("n", 64), 1),
+		header(0x80010001, strings.Repeat("n", 65), 1),
+		// No version word: the name's length, the name, the type, the
+		// sequence id.
+		append(binary.BigEndian.AppendUint32(nil, 3), 'g', 'e', 't', 1, 0, 0, 0, 9))
+	for _, frame := range frames {
+		for cut := range len(frame) + 1 {
+			for _, script := range [][]int{{11}, {11, 0}, {11, 11}} {
+				if err := readLikeTheLibrary(frame[:cut], script); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+}
+
 // FuzzFrameProtocolReads reads the fuzzer's frames with the fuzzer's reads
 // (a byte each) through FrameProtocol and the library's protocol.
 func FuzzFrameProtocolReads(f *testing.F) {
 	f.Add([]byte{0x0b, 0x00, 0x01, 0, 0, 0, 3, 'a', 'b', 'c', 0}, []byte{0, 9, 0})
 	f.Add([]byte{0x0f, 0xff, 0xff, 0xff, 0xff}, []byte{2, 3})
 	f.Add([]byte{0, 0, 0, 70, 1}, []byte{10, 6})
+	f.Add([]byte{0x80, 1, 0, 1, 0, 0, 0, 3, 'g', 'e', 't', 0, 0, 0, 7}, []byte{11})
 	f.Fuzz(func(t *testing.T, frame, reads []byte) {
 		script := make([]int, 0, 16)
 		for _, r := range reads[:min(len(reads), 16)] {
