@@ -17,20 +17,29 @@ import (
 // generated reader makes each on its own through the protocol's
 // interface. Anything else is read by the generated reader, as before.
 
+// readFromFrame reads a call's arguments from the frame with fromFrame if
+// in reads from a frame and fromFrame can, and otherwise through in with
+// their generated reader, from a zero value.
+func readFromFrame[G any, P interface {
+	*G
+	Read(context.Context, thrift.TProtocol) error
+}](ctx context.Context, in thrift.TProtocol, fromFrame func(*slabprotocol.Frame, int32) bool, generated P) error {
+	if p := frameUnder(in); p != nil && fromFrame(p.Frame(), p.MaxSize()) {
+		return nil
+	}
+	*generated = *new(G)
+	return generated.Read(ctx, in)
+}
+
 // getArgs are get's arguments and the place of their column path.
 type getArgs struct {
 	cassandra.CassandraGetArgs
 	path cassandra.ColumnPath
 }
 
-// Read implements the arguments' reading: from the frame if it can, else
-// through in with the generated reader.
+// Read implements the arguments' reading.
 func (a *getArgs) Read(ctx context.Context, in thrift.TProtocol) error {
-	if p := frameUnder(in); p != nil && a.readFrame(p.Frame(), p.MaxSize()) {
-		return nil
-	}
-	a.CassandraGetArgs = cassandra.CassandraGetArgs{}
-	return a.CassandraGetArgs.Read(ctx, in)
+	return readFromFrame(ctx, in, a.readFrame, &a.CassandraGetArgs)
 }
 
 // readFrame reads key, column_path and consistency_level, in that order,
@@ -58,25 +67,16 @@ type insertArgs struct {
 	succeeded cassandra.CassandraInsertResult
 }
 
-// Read implements the arguments' reading: from the frame if it can, else
-// through in with the generated reader.
+// Read implements the arguments' reading.
 func (a *insertArgs) Read(ctx context.Context, in thrift.TProtocol) error {
-	if p := frameUnder(in); p != nil && a.readFrame(p.Frame(), p.MaxSize()) {
-		return nil
-	}
-	a.CassandraInsertArgs = cassandra.CassandraInsertArgs{}
-	return a.CassandraInsertArgs.Read(ctx, in)
+	return readFromFrame(ctx, in, a.readFrame, &a.CassandraInsertArgs)
 }
 
 // readFrame reads key, column_parent, column and consistency_level, in
 // that order, or reports that it cannot and leaves the frame as it was.
 func (a *insertArgs) readFrame(frame *slabprotocol.Frame, maxSize int32) bool {
 	w := newWireReader(frame, maxSize)
-	a.Key = w.keyField()
-	if w.structField(2) {
-		w.columnParent(&a.parent)
-		a.ColumnParent = &a.parent
-	}
+	a.Key, a.ColumnParent = w.keyAndParent(&a.parent)
 	if w.structField(3) {
 		a.column = cassandra.Column{}
 		w.column(&a.column, &a.stamp, &a.ttls)
@@ -96,25 +96,16 @@ type addArgs struct {
 	succeeded cassandra.CassandraAddResult
 }
 
-// Read implements the arguments' reading: from the frame if it can, else
-// through in with the generated reader.
+// Read implements the arguments' reading.
 func (a *addArgs) Read(ctx context.Context, in thrift.TProtocol) error {
-	if p := frameUnder(in); p != nil && a.readFrame(p.Frame(), p.MaxSize()) {
-		return nil
-	}
-	a.CassandraAddArgs = cassandra.CassandraAddArgs{}
-	return a.CassandraAddArgs.Read(ctx, in)
+	return readFromFrame(ctx, in, a.readFrame, &a.CassandraAddArgs)
 }
 
 // readFrame reads key, column_parent, column and consistency_level, in
 // that order, or reports that it cannot and leaves the frame as it was.
 func (a *addArgs) readFrame(frame *slabprotocol.Frame, maxSize int32) bool {
 	w := newWireReader(frame, maxSize)
-	a.Key = w.keyField()
-	if w.structField(2) {
-		w.columnParent(&a.parent)
-		a.ColumnParent = &a.parent
-	}
+	a.Key, a.ColumnParent = w.keyAndParent(&a.parent)
 	if w.structField(3) {
 		// A CounterColumn: its name and its value, both required.
 		if typ, id := w.field(); typ != thrift.STRING || id != 1 {
@@ -131,6 +122,17 @@ func (a *addArgs) readFrame(frame *slabprotocol.Frame, maxSize int32) bool {
 	a.ConsistencyLevel = w.levelField(4)
 	w.end()
 	return w.done(frame)
+}
+
+// keyAndParent reads fields 1 and 2 of insert's and add's arguments: the
+// key, and the column parent into parent.
+func (w *wireReader) keyAndParent(parent *cassandra.ColumnParent) ([]byte, *cassandra.ColumnParent) {
+	key := w.keyField()
+	if !w.structField(2) {
+		return key, nil
+	}
+	w.columnParent(parent)
+	return key, parent
 }
 
 // keyField reads field 1, a binary key.
