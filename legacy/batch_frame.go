@@ -278,6 +278,13 @@ func (w *wireReader) end() {
 	}
 }
 
+// boolean reads a bool: 1 is true, any other byte false (as the library
+// reads it).
+func (w *wireReader) boolean() bool {
+	b := w.take(1)
+	return b != nil && b[0] == 1
+}
+
 func (w *wireReader) i32() int32 {
 	if b := w.take(4); b != nil {
 		return int32(binary.BigEndian.Uint32(b))

@@ -11,11 +11,12 @@ import (
 
 // The calls on one column (get, insert, and add to a counter) have
 // processor functions of their own, as the reads of many columns have
-// (read_replies.go): their arguments are read from the frame's bytes when
-// they are what a client writes (batch_frame.go), into one allocation
-// with their parts (column parent or path, column, timestamp), where the
-// generated reader makes each on its own through the protocol's
-// interface. Anything else is read by the generated reader, as before.
+// (read_replies.go). Their arguments, and get_slice's, are read from the
+// frame's bytes when they are what a client writes (batch_frame.go), into
+// one allocation with their parts (column parent or path, predicate,
+// column, timestamp), where the generated reader makes each on its own
+// through the protocol's interface. Anything else is read by the
+// generated reader, as before.
 
 // readFromFrame reads a call's arguments from the frame with fromFrame if
 // in reads from a frame and fromFrame can, and otherwise through in with
@@ -52,6 +53,33 @@ func (a *getArgs) readFrame(frame *slabprotocol.Frame, maxSize int32) bool {
 		a.ColumnPath = &a.path
 	}
 	a.ConsistencyLevel = w.levelField(3)
+	w.end()
+	return w.done(frame)
+}
+
+// getSliceArgs are get_slice's arguments and the places of their parts.
+type getSliceArgs struct {
+	cassandra.CassandraGetSliceArgs
+	parent     cassandra.ColumnParent
+	predicate  cassandra.SlicePredicate
+	sliceRange cassandra.SliceRange
+}
+
+// Read implements the arguments' reading.
+func (a *getSliceArgs) Read(ctx context.Context, in thrift.TProtocol) error {
+	return readFromFrame(ctx, in, a.readFrame, &a.CassandraGetSliceArgs)
+}
+
+// readFrame reads key, column_parent, predicate and consistency_level, in
+// that order, or reports that it cannot and leaves the frame as it was.
+func (a *getSliceArgs) readFrame(frame *slabprotocol.Frame, maxSize int32) bool {
+	w := newWireReader(frame, maxSize)
+	a.Key, a.ColumnParent = w.keyAndParent(&a.parent)
+	if w.structField(3) {
+		w.slicePredicate(&a.predicate, &a.sliceRange)
+		a.Predicate = &a.predicate
+	}
+	a.ConsistencyLevel = w.levelField(4)
 	w.end()
 	return w.done(frame)
 }
@@ -124,8 +152,55 @@ func (a *addArgs) readFrame(frame *slabprotocol.Frame, maxSize int32) bool {
 	return w.done(frame)
 }
 
-// keyAndParent reads fields 1 and 2 of insert's and add's arguments: the
-// key, and the column parent into parent.
+// slicePredicate reads a SlicePredicate: its column names, or its slice
+// range (into r), whichever it names, in the order of their ids. A slice
+// range has its four fields, all required.
+func (w *wireReader) slicePredicate(p *cassandra.SlicePredicate, r *cassandra.SliceRange) {
+	*p = cassandra.SlicePredicate{}
+	last := int16(0)
+	for !w.bad {
+		typ, id := w.field()
+		switch {
+		case typ == thrift.STOP:
+			return
+		case typ == thrift.LIST && id == 1 && last < 1:
+			n := w.listSize()
+			if w.bad {
+				return
+			}
+			p.ColumnNames = make([][]byte, 0, min(n, maxHint))
+			for i := 0; i < n && !w.bad; i++ {
+				p.ColumnNames = append(p.ColumnNames, w.binary())
+			}
+		case typ == thrift.STRUCT && id == 2 && last < 2:
+			*r = cassandra.SliceRange{}
+			if typ, id := w.field(); typ != thrift.STRING || id != 1 {
+				w.bad = true
+			}
+			r.Start = w.binary()
+			if typ, id := w.field(); typ != thrift.STRING || id != 2 {
+				w.bad = true
+			}
+			r.Finish = w.binary()
+			if typ, id := w.field(); typ != thrift.BOOL || id != 3 {
+				w.bad = true
+			}
+			r.Reversed = w.boolean()
+			if typ, id := w.field(); typ != thrift.I32 || id != 4 {
+				w.bad = true
+			}
+			r.Count = w.i32()
+			w.end()
+			p.SliceRange = r
+		default:
+			w.bad = true
+		}
+		last = id
+	}
+}
+
+// keyAndParent reads fields 1 and 2 of insert's, add's and get_slice's
+// arguments: the key, and the column parent into parent.
 func (w *wireReader) keyAndParent(parent *cassandra.ColumnParent) ([]byte, *cassandra.ColumnParent) {
 	key := w.keyField()
 	if !w.structField(2) {

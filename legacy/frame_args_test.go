@@ -30,6 +30,13 @@ type argsKind struct {
 }
 
 var frameArgKinds = map[string]argsKind{
+	"get_slice": {
+		ours: func() (frameReadArgs, func() any) {
+			a := &getSliceArgs{}
+			return a, func() any { return &a.CassandraGetSliceArgs }
+		},
+		theirs: func() thrift.TStruct { return &cassandra.CassandraGetSliceArgs{} },
+	},
 	"get": {
 		ours: func() (frameReadArgs, func() any) {
 			a := &getArgs{}
@@ -65,7 +72,23 @@ func frameArgsSeeds(tb testing.TB) map[string][]struct {
 		data      []byte
 		fromFrame bool
 	}
+	sliceArgs := func(parent *cassandra.ColumnParent, p *cassandra.SlicePredicate) []byte {
+		return encode(&cassandra.CassandraGetSliceArgs{Key: []byte("row"), ColumnParent: parent, Predicate: p, ConsistencyLevel: cassandra.ConsistencyLevel_ONE})
+	}
+	standard, super := &cassandra.ColumnParent{ColumnFamily: "Standard1"}, &cassandra.ColumnParent{ColumnFamily: "Super1", SuperColumn: []byte("sc")}
 	return map[string][]seed{
+		"get_slice": {
+			{sliceArgs(standard, &cassandra.SlicePredicate{ColumnNames: [][]byte{[]byte("a"), {}, []byte("c")}}), true},
+			{sliceArgs(standard, &cassandra.SlicePredicate{ColumnNames: [][]byte{}}), true},
+			{sliceArgs(super, &cassandra.SlicePredicate{SliceRange: &cassandra.SliceRange{Start: []byte{}, Finish: []byte("z"), Reversed: true, Count: 20}}), true},
+			{sliceArgs(standard, &cassandra.SlicePredicate{SliceRange: &cassandra.SliceRange{Start: []byte("a"), Finish: []byte{}, Count: 100}}), true},
+			// Both: read, and refused by the handler.
+			{sliceArgs(standard, &cassandra.SlicePredicate{ColumnNames: [][]byte{[]byte("a")}, SliceRange: &cassandra.SliceRange{Start: []byte{}, Finish: []byte{}, Count: 1}}), true},
+			{sliceArgs(standard, &cassandra.SlicePredicate{}), true},
+			// A slice range without its count: left to the generated
+			// reader, which refuses it.
+			{sliceRangeWithoutCount(tb), false},
+		},
 		"get": {
 			{encode(&cassandra.CassandraGetArgs{Key: []byte("row"), ColumnPath: &cassandra.ColumnPath{ColumnFamily: "Standard1", Column: []byte("c")},
 				ConsistencyLevel: cassandra.ConsistencyLevel_ONE}), true},
@@ -94,6 +117,37 @@ func frameArgsSeeds(tb testing.TB) map[string][]struct {
 			{encode(&cassandra.CassandraAddArgs{Key: []byte("row"), ColumnParent: &cassandra.ColumnParent{ColumnFamily: "Counters"}}), false},
 		},
 	}
+}
+
+// sliceRangeWithoutCount is get_slice's arguments with a slice range
+// that lacks its count, a required field, written field by field.
+func sliceRangeWithoutCount(tb testing.TB) []byte {
+	ctx := context.Background()
+	buf := thrift.NewTMemoryBuffer()
+	p := thrift.NewTBinaryProtocolConf(buf, nil)
+	write := func(err error) {
+		if err != nil {
+			tb.Fatal(err)
+		}
+	}
+	write(p.WriteFieldBegin(ctx, "key", thrift.STRING, 1))
+	write(p.WriteBinary(ctx, []byte("row")))
+	write(p.WriteFieldBegin(ctx, "column_parent", thrift.STRUCT, 2))
+	write((&cassandra.ColumnParent{ColumnFamily: "Standard1"}).Write(ctx, p))
+	write(p.WriteFieldBegin(ctx, "predicate", thrift.STRUCT, 3))
+	write(p.WriteFieldBegin(ctx, "slice_range", thrift.STRUCT, 2))
+	write(p.WriteFieldBegin(ctx, "start", thrift.STRING, 1))
+	write(p.WriteBinary(ctx, []byte{}))
+	write(p.WriteFieldBegin(ctx, "finish", thrift.STRING, 2))
+	write(p.WriteBinary(ctx, []byte{}))
+	write(p.WriteFieldBegin(ctx, "reversed", thrift.BOOL, 3))
+	write(p.WriteBool(ctx, false))
+	write(p.WriteFieldStop(ctx)) // the slice range
+	write(p.WriteFieldStop(ctx)) // the predicate
+	write(p.WriteFieldBegin(ctx, "consistency_level", thrift.I32, 4))
+	write(p.WriteI32(ctx, int32(cassandra.ConsistencyLevel_ONE)))
+	write(p.WriteFieldStop(ctx))
+	return buf.Bytes()
 }
 
 // frameArgsSameAsGenerated reads data as the server does, from its frame:

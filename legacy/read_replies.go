@@ -188,7 +188,7 @@ func readProcessors(h cassandra.Cassandra) map[string]thrift.TProcessorFunction 
 				return &cassandra.CassandraGetResult{Ire: e.ire, Nfe: e.nfe, Ue: e.ue, Te: e.te}
 			}),
 		"get_slice": newCallProcessor("get_slice",
-			func(ctx context.Context, a *cassandra.CassandraGetSliceArgs) (structWriter, error) {
+			func(ctx context.Context, a *getSliceArgs) (structWriter, error) {
 				v, err := h.GetSlice(ctx, a.Key, a.ColumnParent, a.Predicate, a.ConsistencyLevel)
 				return columnsReply(v, &cassandra.CassandraGetSliceResult{Success: v}), err
 			},
