@@ -154,13 +154,11 @@ func (d *batchDecoder) frameCosc(w *wireReader, c *cassandra.ColumnOrSuperColumn
 // frameSuper reads a SuperColumn: its name, then its columns, made
 // together with their timestamps.
 func (d *batchDecoder) frameSuper(w *wireReader, s *cassandra.SuperColumn) {
-	if typ, id := w.field(); typ != thrift.STRING || id != 1 {
-		w.bad = true
+	if !w.expect(thrift.STRING, 1) {
 		return
 	}
 	s.Name = w.binary()
-	if typ, id := w.field(); typ != thrift.LIST || id != 2 {
-		w.bad = true
+	if !w.expect(thrift.LIST, 2) {
 		return
 	}
 	n := w.listSize()
@@ -269,6 +267,15 @@ func (w *wireReader) field() (thrift.TType, int16) {
 		return thrift.STOP, 0
 	}
 	return thrift.TType(b[0]), int16(binary.BigEndian.Uint16(id))
+}
+
+// expect reads a field header and reports whether it is field id of type
+// typ; if it is not, bad is set.
+func (w *wireReader) expect(typ thrift.TType, id int16) bool {
+	if got, gotID := w.field(); got != typ || gotID != id {
+		w.bad = true
+	}
+	return !w.bad
 }
 
 // end reads the stop field that ends a struct read whole.

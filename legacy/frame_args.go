@@ -48,7 +48,7 @@ func (a *getArgs) Read(ctx context.Context, in thrift.TProtocol) error {
 func (a *getArgs) readFrame(frame *slabprotocol.Frame, maxSize int32) bool {
 	w := newWireReader(frame, maxSize)
 	a.Key = w.keyField()
-	if w.structField(2) {
+	if w.expect(thrift.STRUCT, 2) {
 		w.columnPath(&a.path)
 		a.ColumnPath = &a.path
 	}
@@ -75,7 +75,7 @@ func (a *getSliceArgs) Read(ctx context.Context, in thrift.TProtocol) error {
 func (a *getSliceArgs) readFrame(frame *slabprotocol.Frame, maxSize int32) bool {
 	w := newWireReader(frame, maxSize)
 	a.Key, a.ColumnParent = w.keyAndParent(&a.parent)
-	if w.structField(3) {
+	if w.expect(thrift.STRUCT, 3) {
 		w.slicePredicate(&a.predicate, &a.sliceRange)
 		a.Predicate = &a.predicate
 	}
@@ -105,7 +105,7 @@ func (a *insertArgs) Read(ctx context.Context, in thrift.TProtocol) error {
 func (a *insertArgs) readFrame(frame *slabprotocol.Frame, maxSize int32) bool {
 	w := newWireReader(frame, maxSize)
 	a.Key, a.ColumnParent = w.keyAndParent(&a.parent)
-	if w.structField(3) {
+	if w.expect(thrift.STRUCT, 3) {
 		a.column = cassandra.Column{}
 		w.column(&a.column, &a.stamp, &a.ttls)
 		a.Column = &a.column
@@ -134,15 +134,11 @@ func (a *addArgs) Read(ctx context.Context, in thrift.TProtocol) error {
 func (a *addArgs) readFrame(frame *slabprotocol.Frame, maxSize int32) bool {
 	w := newWireReader(frame, maxSize)
 	a.Key, a.ColumnParent = w.keyAndParent(&a.parent)
-	if w.structField(3) {
+	if w.expect(thrift.STRUCT, 3) {
 		// A CounterColumn: its name and its value, both required.
-		if typ, id := w.field(); typ != thrift.STRING || id != 1 {
-			w.bad = true
-		}
+		w.expect(thrift.STRING, 1)
 		a.column.Name = w.binary()
-		if typ, id := w.field(); typ != thrift.I64 || id != 2 {
-			w.bad = true
-		}
+		w.expect(thrift.I64, 2)
 		a.column.Value = w.i64()
 		w.end()
 		a.Column = &a.column
@@ -174,21 +170,13 @@ func (w *wireReader) slicePredicate(p *cassandra.SlicePredicate, r *cassandra.Sl
 			}
 		case typ == thrift.STRUCT && id == 2 && last < 2:
 			*r = cassandra.SliceRange{}
-			if typ, id := w.field(); typ != thrift.STRING || id != 1 {
-				w.bad = true
-			}
+			w.expect(thrift.STRING, 1)
 			r.Start = w.binary()
-			if typ, id := w.field(); typ != thrift.STRING || id != 2 {
-				w.bad = true
-			}
+			w.expect(thrift.STRING, 2)
 			r.Finish = w.binary()
-			if typ, id := w.field(); typ != thrift.BOOL || id != 3 {
-				w.bad = true
-			}
+			w.expect(thrift.BOOL, 3)
 			r.Reversed = w.boolean()
-			if typ, id := w.field(); typ != thrift.I32 || id != 4 {
-				w.bad = true
-			}
+			w.expect(thrift.I32, 4)
 			r.Count = w.i32()
 			w.end()
 			p.SliceRange = r
@@ -203,7 +191,7 @@ func (w *wireReader) slicePredicate(p *cassandra.SlicePredicate, r *cassandra.Sl
 // arguments: the key, and the column parent into parent.
 func (w *wireReader) keyAndParent(parent *cassandra.ColumnParent) ([]byte, *cassandra.ColumnParent) {
 	key := w.keyField()
-	if !w.structField(2) {
+	if !w.expect(thrift.STRUCT, 2) {
 		return key, nil
 	}
 	w.columnParent(parent)
@@ -212,25 +200,15 @@ func (w *wireReader) keyAndParent(parent *cassandra.ColumnParent) ([]byte, *cass
 
 // keyField reads field 1, a binary key.
 func (w *wireReader) keyField() []byte {
-	if typ, id := w.field(); typ != thrift.STRING || id != 1 {
-		w.bad = true
+	if !w.expect(thrift.STRING, 1) {
 		return nil
 	}
 	return w.binary()
 }
 
-// structField reads the header of field id, a struct.
-func (w *wireReader) structField(id int16) bool {
-	if typ, got := w.field(); typ != thrift.STRUCT || got != id {
-		w.bad = true
-	}
-	return !w.bad
-}
-
 // levelField reads field id, the consistency level.
 func (w *wireReader) levelField(id int16) cassandra.ConsistencyLevel {
-	if typ, got := w.field(); typ != thrift.I32 || got != id {
-		w.bad = true
+	if !w.expect(thrift.I32, id) {
 		return 0
 	}
 	return cassandra.ConsistencyLevel(w.i32())
@@ -240,8 +218,7 @@ func (w *wireReader) levelField(id int16) cassandra.ConsistencyLevel {
 // column if it names one.
 func (w *wireReader) columnParent(p *cassandra.ColumnParent) {
 	*p = cassandra.ColumnParent{}
-	if typ, id := w.field(); typ != thrift.STRING || id != 3 {
-		w.bad = true
+	if !w.expect(thrift.STRING, 3) {
 		return
 	}
 	p.ColumnFamily = w.str()
@@ -259,8 +236,7 @@ func (w *wireReader) columnParent(p *cassandra.ColumnParent) {
 // and column where it names them.
 func (w *wireReader) columnPath(p *cassandra.ColumnPath) {
 	*p = cassandra.ColumnPath{}
-	if typ, id := w.field(); typ != thrift.STRING || id != 3 {
-		w.bad = true
+	if !w.expect(thrift.STRING, 3) {
 		return
 	}
 	p.ColumnFamily = w.str()
