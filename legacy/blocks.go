@@ -5,9 +5,10 @@ package legacy
 // (replyBlocks), which all live as long as it does: one at a time from
 // blocks of 8, then 16, up to 128 (so a small request makes small
 // blocks); many at once, exactly as many; or runs of any length from
-// blocks that grow as a reply does. A block serves one of these ways,
-// except in a batchDecoder whose read from the frame gave up: its reads
-// through the protocol then take from the same blocks one at a time,
+// blocks that grow as a reply does. A block mostly serves one of these
+// ways; a batchDecoder mixes them (its frame reader takes runs, and one
+// at a time past maxHint elements of a list; its reads through the
+// protocol, after the frame reader gave up, one at a time and many),
 // which only sizes the blocks they make differently.
 type block[T any] struct {
 	free []T
