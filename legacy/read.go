@@ -40,6 +40,7 @@ func (h *Handler) Get(ctx context.Context, key []byte, path *cassandra.ColumnPat
 	}
 	// The query, its name and its result in one allocation.
 	call := &getCall{q: store.SliceQuery{Count: 1}}
+	call.res.UseRoom(call.cells[:], call.bytes[:])
 	q := &call.q
 	switch {
 	case t.Def.Super && path.Column == nil:
@@ -64,11 +65,14 @@ func (h *Handler) Get(ctx context.Context, key []byte, path *cassandra.ColumnPat
 	return new(replyBlocks).thriftify(t, res)[0], nil
 }
 
-// getCall is what a get needs besides its answer.
+// getCall is what a get needs besides its answer, and the first room of
+// its result: the column found, and its name and value when they fit.
 type getCall struct {
 	q     store.SliceQuery
 	names [1][]byte
 	res   store.SliceResult
+	cells [1]store.Cell
+	bytes [128]byte
 }
 
 // GetSlice implements get_slice.

@@ -57,6 +57,14 @@ type SliceResult struct {
 	arena []byte
 }
 
+// UseRoom gives an empty result the first room of its cells and of the
+// bytes it keeps: memory its caller allocated with it (a get's call holds
+// both), so that a small read allocates neither. Past that room the
+// result grows as it does without it.
+func (r *SliceResult) UseRoom(cells []Cell, arena []byte) {
+	r.Cells, r.arena = cells[:0], arena[:0]
+}
+
 // Reset empties the result for reuse.
 func (r *SliceResult) Reset() {
 	for i := range r.Supers {
@@ -73,7 +81,8 @@ func (r *SliceResult) Len() int {
 }
 
 // Arena sizes of a SliceResult: the first holds the name and value of a
-// single-column read; from the second on, arenas double from
+// single-column read (a room smaller than it, given by UseRoom, is
+// followed by one of this size); from the second on, arenas double from
 // arenaGrowth.
 const (
 	arenaFirst  = 512
@@ -89,7 +98,7 @@ func (r *SliceResult) Keep(b []byte) []byte {
 	}
 	if cap(r.arena)-len(r.arena) < len(b) {
 		size := arenaFirst
-		if cap(r.arena) > 0 {
+		if cap(r.arena) >= arenaFirst {
 			size = max(2*cap(r.arena), arenaGrowth)
 		}
 		r.arena = make([]byte, 0, max(size, len(b)))

@@ -48,10 +48,18 @@ type reader struct {
 	cellPrefix, lower, upper []byte
 	cur                      cursor
 	curBusy                  bool
+	// prefixRoom, nameRoom, keyRoom and oneKey are the first room of
+	// cellPrefix, of name, and of the sorted key of a read of one named
+	// cell (namedCells): a get allocates none of them.
+	prefixRoom [80]byte
+	nameRoom   [64]byte
+	keyRoom    [96]byte
+	oneKey     [1][]byte
 }
 
 func (e *Engine) newReader(txn *badger.Txn, t *store.Table, key []byte) (*reader, error) {
 	r := &reader{txn: txn, t: t, now: e.nowSeconds(), headers: &e.headers}
+	r.cellPrefix, r.name = r.prefixRoom[:0], r.nameRoom[:0]
 	r.rp, _ = e.rowPrefix(r.rpBuf[:0], t, key)
 	return r, r.loadRow()
 }
@@ -406,7 +414,7 @@ func (r *reader) cellName(encoded []byte, nameType marshal.Type, rec *record) ([
 
 // namedCells reads the named cells, in comparator order, each once.
 func (r *reader) namedCells(prefix []byte, nameType marshal.Type, names [][]byte, del int64, visit cellVisitor) error {
-	keys := sortedNameKeys(prefix, nameType, names)
+	keys := sortedNameKeys(r.oneKey[:0], r.keyRoom[:0], prefix, nameType, names)
 	if packedTable(r.t) {
 		// prefix is the key of the super column's pack.
 		if done, err := r.namedPackedCells(prefix, keys, nameType, del, visit); done || err != nil {
@@ -449,16 +457,20 @@ func (r *reader) namedCells(prefix []byte, nameType marshal.Type, names [][]byte
 	return nil
 }
 
-// sortedNameKeys encodes names under prefix, sorted, without duplicates.
-// The keys share one buffer: a key that outgrows it moves the next ones to
-// a larger one, and keeps the bytes it was written into.
-func sortedNameKeys(prefix []byte, nameType marshal.Type, names [][]byte) [][]byte {
-	keys := make([][]byte, 0, len(names))
+// sortedNameKeys encodes names under prefix, sorted, without duplicates,
+// into keys and buf when they have room (both may be nil). The keys share
+// one buffer: a key that outgrows it moves the next ones to a larger one,
+// and keeps the bytes it was written into.
+func sortedNameKeys(keys [][]byte, buf []byte, prefix []byte, nameType marshal.Type, names [][]byte) [][]byte {
+	keys = slices.Grow(keys[:0], len(names))
 	size := 0
 	for _, n := range names {
 		size += len(prefix) + len(n) + nameKeySlack
 	}
-	buf := make([]byte, 0, size)
+	if cap(buf) < size {
+		buf = make([]byte, 0, size)
+	}
+	buf = buf[:0]
 	for _, n := range names {
 		start := len(buf)
 		buf = nameType.AppendKey(append(buf, prefix...), n)

@@ -47,7 +47,7 @@ func (r *reader) superName(encSuper []byte, rec *record) ([]byte, error) {
 func (r *reader) sliceSupers(q *store.SliceQuery, out *store.SliceResult) error {
 	prefix := append(append([]byte{}, r.rp...), kindCells)
 	if q.Names != nil {
-		for _, k := range sortedNameKeys(prefix, r.t.Comparator, q.Names) {
+		for _, k := range sortedNameKeys(nil, nil, prefix, r.t.Comparator, q.Names) {
 			if err := r.namedSuper(prefix, k, out); err != nil {
 				return err
 			}
@@ -192,7 +192,7 @@ func (r *reader) namedSuper(prefix, encKey []byte, out *store.SliceResult) error
 func (r *reader) countSupers(q *store.SliceQuery, n *int) error {
 	prefix := append(append([]byte{}, r.rp...), kindCells)
 	if q.Names != nil {
-		for _, k := range sortedNameKeys(prefix, r.t.Comparator, q.Names) {
+		for _, k := range sortedNameKeys(nil, nil, prefix, r.t.Comparator, q.Names) {
 			hk := append(append([]byte{}, k...), superHeader)
 			del, err := r.deletionAt(hk)
 			if err != nil {
