@@ -40,6 +40,13 @@ type appendedSuccess struct {
 	generated structWriter
 }
 
+// getReply is get's answer of a column, appended, and the generated
+// result it stands for, in one allocation.
+type getReply struct {
+	appended  appendedSuccess
+	generated cassandra.CassandraGetResult
+}
+
 func (s *appendedSuccess) Write(ctx context.Context, p thrift.TProtocol) error {
 	ap, ok := p.(*slabprotocol.AppendProtocol)
 	if !ok {
@@ -178,11 +185,13 @@ func readProcessors(h cassandra.Cassandra) map[string]thrift.TProcessorFunction 
 		"get": newCallProcessor("get",
 			func(ctx context.Context, a *getArgs) (structWriter, error) {
 				v, err := h.Get(ctx, a.Key, a.ColumnPath, a.ConsistencyLevel)
-				generated := &cassandra.CassandraGetResult{Success: v}
 				if v == nil {
-					return generated, err
+					return &cassandra.CassandraGetResult{}, err
 				}
-				return &appendedSuccess{one: v, generated: generated}, err
+				r := &getReply{}
+				r.generated.Success = v
+				r.appended = appendedSuccess{one: v, generated: &r.generated}
+				return &r.appended, err
 			},
 			func(e declared) structWriter {
 				return &cassandra.CassandraGetResult{Ire: e.ire, Nfe: e.nfe, Ue: e.ue, Te: e.te}

@@ -83,6 +83,10 @@ type FrameProtocol struct {
 	maxSize int32
 	chunks  Chunks
 	chunk   []byte // unused end of the current chunk
+	// name is the method name of the last message header read from the
+	// frame: a connection tends to call one method again and again, and a
+	// name equal to the last one is returned without a new string.
+	name string
 }
 
 // NewFrameProtocol is the protocol reading from frame, which the
@@ -150,8 +154,10 @@ func (p *FrameProtocol) ReadMessageBegin(ctx context.Context) (string, thrift.TM
 		if word&thrift.VERSION_MASK == thrift.VERSION_1 && p.sizeAccepted(size) {
 			if header := p.frame.peek(12 + int(size)); header != nil {
 				p.frame.Pos += len(header)
-				name := string(header[8 : 8+size])
-				return name, thrift.TMessageType(word & 0xff), int32(binary.BigEndian.Uint32(header[8+size:])), nil
+				if name := header[8 : 8+size]; string(name) != p.name {
+					p.name = string(name)
+				}
+				return p.name, thrift.TMessageType(word & 0xff), int32(binary.BigEndian.Uint32(header[8+size:])), nil
 			}
 		}
 	}

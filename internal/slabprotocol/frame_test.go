@@ -190,6 +190,11 @@ func TestMessageHeadersReadAsTheLibrary(t *testing.T) {
 		// No version word: the name's length, the name, the type, the
 		// sequence id.
 		append(binary.BigEndian.AppendUint32(nil, 3), 'g', 'e', 't', 1, 0, 0, 0, 9))
+	// Two headers in a row, read by the script {11, 11}: the second name
+	// the same as the first, another, a prefix of it, and empty.
+	for _, second := range []string{"get", "insert", "ge", ""} {
+		frames = append(frames, append(header(0x80010001, "get", 1), header(0x80010001, second, 2)...))
+	}
 	for _, frame := range frames {
 		for cut := range len(frame) + 1 {
 			for _, script := range [][]int{{11}, {11, 0}, {11, 11}} {
