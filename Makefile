@@ -71,7 +71,8 @@ bench-compare:
 	elif ! test/cassandra/cassandra.sh start ref >&2; then \
 	  echo "!!! SKIPPED: the Cassandra 3.11 column: test/cassandra/cassandra.sh start ref failed (java and mvn are needed)" >&2; cass=; \
 	fi; \
-	$(BIN)/thriftbench compare --thriftd $(BIN)/thriftd --cassandra "$$cass" \
+	pid=; [ -z "$$cass" ] || pid=$$(test/cassandra/cassandra.sh pid ref) || exit 1; \
+	$(BIN)/thriftbench compare --thriftd $(BIN)/thriftd --cassandra "$$cass" --cassandra-pid "$${pid:-0}" \
 	  --duration $(BENCH_DURATION) --warmup $(BENCH_WARMUP) --rounds $(BENCH_ROUNDS) $(BENCH_FLAGS)
 
 # thriftd serving from Cassandra 5.0 (--backend cql://, the target node)

@@ -184,6 +184,11 @@ type modeResult struct {
 	// several; the rest of the result is the best round's, but Errors
 	// counts the failed calls of all of them.
 	RoundsOpsPerSec []float64 `json:"rounds_ops_per_sec,omitempty"`
+	// Server is what the server's process spent on the measured calls,
+	// when its process is known (usage.go); RoundsServer is it round by
+	// round, with several rounds (nil for a round it could not be read).
+	Server       *serverUse   `json:"server,omitempty"`
+	RoundsServer []*serverUse `json:"rounds_server,omitempty"`
 }
 
 // measure runs every mode on every target, --rounds times: round by
@@ -222,6 +227,7 @@ func measure(ctx context.Context, targets []*target, settle *settler, log *slog.
 				}
 				if rounds > 1 {
 					rep.Modes[i].RoundsOpsPerSec = append(rep.Modes[i].RoundsOpsPerSec, r.OpsPerSec)
+					rep.Modes[i].RoundsServer = append(rep.Modes[i].RoundsServer, r.Server)
 				}
 			}
 		}
@@ -243,6 +249,7 @@ func bestOf(prev, next modeResult) modeResult {
 		best = next
 		best.WarmupOps = prev.WarmupOps
 		best.RoundsOpsPerSec = prev.RoundsOpsPerSec
+		best.RoundsServer = prev.RoundsServer
 	}
 	best.Errors = prev.Errors + next.Errors
 	best.FirstError = cmp.Or(prev.FirstError, next.FirstError)
@@ -267,6 +274,9 @@ type target struct {
 	// afterTurn, when set, runs at the end of each of the target's turns
 	// in measure.
 	afterTurn func()
+	// pid, when not 0, is the server's process: what it spends on each
+	// measured phase is read (usage.go).
+	pid int
 }
 
 func newTarget(name, addr string, cfg *loadConfig, log *slog.Logger) *target {
@@ -459,7 +469,13 @@ func (t *target) runMode(ctx context.Context, name string, warm bool) modeResult
 		res.WarmupOps = warm.ops
 	}
 	t.log.Info("measuring", "mode", name, "for", t.cfg.Duration)
+	before, sampled := t.sample()
 	st, elapsed := t.phase(ctx, op, t.cfg.Duration)
+	if sampled {
+		if after, ok := t.sample(); ok {
+			res.Server = useBetween(before, after, st.ops)
+		}
+	}
 	res.Ops, res.Cells, res.Errors = st.ops, st.cells, st.errors
 	res.Seconds = elapsed.Seconds()
 	if res.Seconds > 0 {
@@ -474,6 +490,19 @@ func (t *target) runMode(ctx context.Context, name string, warm bool) modeResult
 		t.log.Warn("calls failed", "mode", name, "errors", st.errors, "first", res.FirstError)
 	}
 	return res
+}
+
+// sample reads the counters of the server's process, if it is known.
+func (t *target) sample() (processSample, bool) {
+	if t.pid == 0 {
+		return processSample{}, false
+	}
+	s, err := sampleProcess(t.pid)
+	if err != nil {
+		t.log.Warn("cannot read what the server's process spends", "pid", t.pid, "err", err)
+		return processSample{}, false
+	}
+	return s, true
 }
 
 // phase runs op on every connection for d and returns the merged

@@ -45,6 +45,9 @@ func TestCommandLineRefusals(t *testing.T) {
 		{[]string{"compare", "--addr", "127.0.0.1:9160"}, "flag provided but not defined: -addr"},
 		{[]string{"compare", "x"}, `unexpected argument "x"`},
 		{[]string{"compare", "--cassandra", "192.0.2.1:9160"}, "not a loopback address"},
+		{[]string{"compare", "--cassandra-pid", "-1"}, "--cassandra-pid must not be negative"},
+		{[]string{"compare", "--cassandra", "", "--cassandra-pid", "1"}, "--cassandra-pid needs --cassandra"},
+		{[]string{"compare", "--cassandra-pid", "2147483647"}, "--cassandra-pid 2147483647: "},
 	} {
 		code, stdout, stderr := runCLI(t, tc.args...)
 		if code != exitUsage {
@@ -176,10 +179,12 @@ func TestComparisonTable(t *testing.T) {
 }
 
 func TestBestOf(t *testing.T) {
-	a := modeResult{Mode: "get", OpsPerSec: 100, P99Ms: 9, Errors: 1, FirstError: "first", WarmupOps: 50, RoundsOpsPerSec: []float64{100}}
-	b := modeResult{Mode: "get", OpsPerSec: 200, P99Ms: 3, Errors: 2, FirstError: "second"}
+	a := modeResult{Mode: "get", OpsPerSec: 100, P99Ms: 9, Errors: 1, FirstError: "first", WarmupOps: 50, RoundsOpsPerSec: []float64{100},
+		Server: &serverUse{CPUPerCallUs: 20}, RoundsServer: []*serverUse{{CPUPerCallUs: 20}}}
+	b := modeResult{Mode: "get", OpsPerSec: 200, P99Ms: 3, Errors: 2, FirstError: "second", Server: &serverUse{CPUPerCallUs: 10}}
 	got := bestOf(a, b)
-	if got.OpsPerSec != 200 || got.P99Ms != 3 || got.Errors != 3 || got.FirstError != "first" || got.WarmupOps != 50 || len(got.RoundsOpsPerSec) != 1 {
+	if got.OpsPerSec != 200 || got.P99Ms != 3 || got.Errors != 3 || got.FirstError != "first" || got.WarmupOps != 50 || len(got.RoundsOpsPerSec) != 1 ||
+		got.Server.CPUPerCallUs != 10 || len(got.RoundsServer) != 1 {
 		t.Errorf("bestOf(a, b) = %+v", got)
 	}
 	if got := bestOf(b, a); got.OpsPerSec != 200 || got.Errors != 3 || got.FirstError != "second" {

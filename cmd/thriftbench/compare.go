@@ -20,6 +20,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // Bounds of starting and stopping the servers compare runs.
@@ -51,6 +52,9 @@ type compareConfig struct {
 	load      loadConfig
 	thriftd   string
 	cassandra string
+	// cassandraPid, when not 0, is the process of the Cassandra at
+	// cassandra: what it spends on each turn is read (usage.go).
+	cassandraPid int
 	// thriftdFlags are added to thriftd's command line (space-separated).
 	thriftdFlags string
 	// cql, when set, is a Cassandra 4/5 node (host:port of CQL) thriftd
@@ -167,6 +171,7 @@ func runCompareCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 	registerLoadFlags(fs, &cc.load, false)
 	fs.StringVar(&cc.thriftd, "thriftd", "bin/thriftd", "thriftd binary to start (fresh, on a temporary data directory, default settings)")
 	fs.StringVar(&cc.cassandra, "cassandra", "127.0.0.1:19160", "Thrift address of the Cassandra 3.11 to compare with (empty: none)")
+	fs.IntVar(&cc.cassandraPid, "cassandra-pid", 0, "process id of the Cassandra at --cassandra, when it runs on this machine: its CPU time and disk writes per call are reported beside thriftd's (test/cassandra/cassandra.sh pid ref prints it; 0: not reported)")
 	fs.StringVar(&cc.thriftdFlags, "thriftd-flags", "", "flags added to thriftd's command line, space-separated (e.g. '--commitlog-sync batch')")
 	fs.DurationVar(&cc.settle, "settle", 20*time.Second, "before each server's turn at a mode, wait up to this long for the machine's CPUs to be at most 25% busy, so that no server is measured in the wake of the one before (0: do not wait)")
 	fs.DurationVar(&cc.memoryLoad, "memory-load", 10*time.Second, fmt.Sprintf("after the run, load thriftd alone this long with the mixed mode over %d connections and report its peak resident set (0: do not; needs the mixed mode)", wideConnections))
@@ -203,6 +208,17 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 	if cc.cassandra != "" {
 		if err := checkLoopback(ctx, "--cassandra", cc.cassandra, cfg.AllowRemote); err != nil {
 			return err
+		}
+	}
+	if cc.cassandraPid < 0 {
+		return usagef("--cassandra-pid must not be negative")
+	}
+	if cc.cassandraPid > 0 {
+		if cc.cassandra == "" {
+			return usagef("--cassandra-pid needs --cassandra")
+		}
+		if _, err := sampleProcess(cc.cassandraPid); err != nil {
+			return usagef("--cassandra-pid %d: %v", cc.cassandraPid, err)
 		}
 	}
 	if cc.cql != "" {
@@ -252,6 +268,7 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 	res := &comparison{Config: cfg, DurationS: cfg.Duration.Seconds(), WarmupS: cfg.Warmup.Seconds(), CPUs: runtime.NumCPU(), MachineCPUs: machineCPUs(),
 		LoadBefore: loadBefore}
 	targets := []*target{newTarget("thriftd", td.addr, cfg, log)}
+	targets[0].pid = td.cmd.Process.Pid
 	var directT *target
 	if direct != nil {
 		// After thriftd's: thriftd creates and preloads the tables.
@@ -263,12 +280,14 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 	switch reason := probeCassandra(ctx, cc.cassandra, cfg.Timeout); reason {
 	case "":
 		cass = newTarget("Cassandra 3.11", cc.cassandra, cfg, log)
+		cass.pid = cc.cassandraPid
 		targets = append(targets, cass)
 	default:
 		res.CassandraSkipped = reason
 		fmt.Fprintf(stderr, "!!! SKIPPED: the Cassandra 3.11 column: %s\n", reason)
 	}
 	echoT := newTarget("echo", echo.addr, cfg, log)
+	echoT.pid = echo.cmd.Process.Pid
 	targets = append(targets, echoT)
 	defer func() {
 		for _, t := range targets {
@@ -521,6 +540,7 @@ func writeComparison(w io.Writer, c *comparison) {
 	}
 	writeMarkdownTable(w, rows)
 	writeRoundRatios(w, c)
+	writeServerUse(w, c)
 	writeMemory(w, c)
 	if c.Thriftd.failedCalls() > 0 || c.Echo.failedCalls() > 0 || (c.Cassandra != nil && c.Cassandra.failedCalls() > 0) {
 		fmt.Fprintln(w, "\nsome calls failed: see the errors column of each server above")
@@ -583,7 +603,7 @@ func writeMarkdownTable(w io.Writer, rows [][]string) {
 	width := make([]int, len(rows[0]))
 	for _, r := range rows {
 		for i, cell := range r {
-			width[i] = max(width[i], len(cell))
+			width[i] = max(width[i], utf8.RuneCountInString(cell)) // fmt pads in runes
 		}
 	}
 	line := func(r []string) {

@@ -87,6 +87,14 @@
 // --settle at most, so that no server is measured while another's
 // compactions or collections still run.
 //
+// Around each measured phase of a server whose process it knows (thriftd
+// and the echo server it started, and Cassandra with --cassandra-pid),
+// compare reads the process's CPU time (/proc/PID/stat) and the bytes it
+// wrote towards the disk (/proc/PID/io) and prints what a call cost each
+// server in its best round, with Cassandra's CPU per call over thriftd's;
+// with several rounds, thriftd's rate, CPU per call and writes round by
+// round, which show a flush or a compaction that fell in a round.
+//
 // With --cql HOST:PORT (a Cassandra 4/5 node), thriftd serves from that
 // node (--backend cql://, in keyspaces of a prefix of the run's own, at
 // consistency ONE) and a "direct gocql" column is added: the same modes

@@ -179,3 +179,37 @@ func TestMemoryReadings(t *testing.T) {
 		t.Errorf("read after %v, want after the %v of quiet left; memory %+v", waited, left, after)
 	}
 }
+
+// TestTurnsReadWhatTheServerSpent measures a mode against an echo server
+// in this process, whose process is then the server's: the measured phase
+// has its CPU time per call; a target of unknown process has none.
+func TestTurnsReadWhatTheServerSpent(t *testing.T) {
+	if _, err := sampleProcess(os.Getpid()); err != nil {
+		t.Skipf("!!! SKIPPED: cannot read this process's CPU time and writes: %v !!!", err)
+	}
+	addr := startTestEcho(t)
+	cfg := &loadConfig{Connections: 4, Keyspace: "usetest", Preload: 10, Keys: 100, Columns: 5, ValueSize: 64, RangeRows: 3,
+		SuperColumns: 2, Subcolumns: 2, Values: "repeat", Seed: 1, Timeout: 10 * time.Second, Modes: []string{"insert"},
+		Duration: 300 * time.Millisecond}
+	target := newTarget("echo", addr, cfg, slog.New(slog.DiscardHandler))
+	ctx := context.Background()
+	if err := target.setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer target.close(ctx)
+
+	target.pid = os.Getpid()
+	res := target.runMode(ctx, "insert", false)
+	u := res.Server
+	if res.Ops == 0 || u == nil {
+		t.Fatalf("%d calls, use %+v", res.Ops, u)
+	}
+	// The load and the server both run here: at least a tick of CPU.
+	if u.CPUSeconds < 1.0/clockTicks || u.CPUPerCallUs != u.CPUSeconds*1e6/float64(res.Ops) || u.WrittenBytes < 0 {
+		t.Errorf("use %+v over %d calls", u, res.Ops)
+	}
+	target.pid = 0
+	if res := target.runMode(ctx, "insert", false); res.Ops == 0 || res.Server != nil {
+		t.Errorf("unknown process: %d calls, use %+v", res.Ops, res.Server)
+	}
+}

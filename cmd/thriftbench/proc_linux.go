@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
@@ -74,4 +75,24 @@ func parseCPUTimes(stat string) (busy, total uint64, ok bool) {
 // resident set now (clear_refs, Linux 4.0 and later).
 func resetPeakRSS(pid int) error {
 	return os.WriteFile("/proc/"+strconv.Itoa(pid)+"/clear_refs", []byte("5"), 0)
+}
+
+// sampleProcess reads the CPU time and the bytes written of process pid
+// (usage.go); written is -1 when /proc/PID/io cannot be read.
+func sampleProcess(pid int) (processSample, error) {
+	dir := "/proc/" + strconv.Itoa(pid)
+	stat, err := os.ReadFile(dir + "/stat")
+	if err != nil {
+		return processSample{}, err
+	}
+	s := processSample{written: -1}
+	if s.cpuTicks, err = parseStatCPU(string(stat)); err != nil {
+		return processSample{}, fmt.Errorf("%s/stat: %w", dir, err)
+	}
+	if io, err := os.ReadFile(dir + "/io"); err == nil {
+		if s.written, err = parseWriteBytes(string(io)); err != nil {
+			return processSample{}, fmt.Errorf("%s/io: %w", dir, err)
+		}
+	}
+	return s, nil
 }

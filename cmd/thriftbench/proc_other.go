@@ -21,3 +21,8 @@ func cpuTimes() (busy, total uint64, ok bool) { return 0, 0, false }
 
 // resetPeakRSS cannot reset a process's peak resident set here.
 func resetPeakRSS(int) error { return errors.New("only Linux resets a process's peak resident set") }
+
+// sampleProcess cannot read a process's CPU time and writes here.
+func sampleProcess(int) (processSample, error) {
+	return processSample{}, errors.New("only Linux has /proc/PID/stat and /proc/PID/io")
+}

@@ -9,6 +9,7 @@
 #   test/cassandra/cassandra.sh resume NODE...    start stopped nodes again on their data
 #   test/cassandra/cassandra.sh env   [NODE...]   print the variables the tests read
 #   test/cassandra/cassandra.sh status
+#   test/cassandra/cassandra.sh pid NODE           print the PID of a running node
 #   test/cassandra/cassandra.sh pin CPUS NODE...  run the running nodes on CPUS
 #                                                 (taskset list, e.g. 1 or 0-1)
 #
@@ -314,6 +315,12 @@ case "$cmd" in
   env)
     nodes=("$@"); [ ${#nodes[@]} -gt 0 ] || nodes=(ref target)
     print_env "${nodes[@]}"
+    ;;
+  pid)
+    [ $# -eq 1 ] || usage
+    node_conf "$1"
+    running || die "$1 is not running"
+    cat "$node_dir/pid"
     ;;
   status)
     for n in "${all_nodes[@]}"; do
