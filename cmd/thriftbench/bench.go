@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -189,6 +190,9 @@ type modeResult struct {
 	// round, with several rounds (nil for a round it could not be read).
 	Server       *serverUse   `json:"server,omitempty"`
 	RoundsServer []*serverUse `json:"rounds_server,omitempty"`
+	// LoadGenerator is what this process, the load generator, spent on
+	// the same calls.
+	LoadGenerator *serverUse `json:"load_generator,omitempty"`
 }
 
 // measure runs every mode on every target, --rounds times: round by
@@ -470,7 +474,13 @@ func (t *target) runMode(ctx context.Context, name string, warm bool) modeResult
 	}
 	t.log.Info("measuring", "mode", name, "for", t.cfg.Duration)
 	before, sampled := t.sample()
+	selfBefore, selfErr := sampleProcess(os.Getpid())
 	st, elapsed := t.phase(ctx, op, t.cfg.Duration)
+	if selfErr == nil {
+		if selfAfter, err := sampleProcess(os.Getpid()); err == nil {
+			res.LoadGenerator = useBetween(selfBefore, selfAfter, st.ops)
+		}
+	}
 	if sampled {
 		if after, ok := t.sample(); ok {
 			res.Server = useBetween(before, after, st.ops)

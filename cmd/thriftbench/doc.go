@@ -91,7 +91,8 @@
 // and the echo server it started, and Cassandra with --cassandra-pid),
 // compare reads the process's CPU time (/proc/PID/stat) and the bytes it
 // wrote towards the disk (/proc/PID/io) and prints what a call cost each
-// server in its best round, with Cassandra's CPU per call over thriftd's;
+// server in its best round, with Cassandra's CPU per call over thriftd's
+// and the CPU a call cost the load generator itself in each server's turn;
 // with several rounds, thriftd's rate, CPU per call and writes round by
 // round, which show a flush or a compaction that fell in a round.
 //

@@ -204,12 +204,16 @@ func TestTurnsReadWhatTheServerSpent(t *testing.T) {
 	if res.Ops == 0 || u == nil {
 		t.Fatalf("%d calls, use %+v", res.Ops, u)
 	}
-	// The load and the server both run here: at least a tick of CPU.
+	// The load and the server both run here: at least a tick of CPU, and
+	// the load generator's reading is this process's too.
 	if u.CPUSeconds < 1.0/clockTicks || u.CPUPerCallUs != u.CPUSeconds*1e6/float64(res.Ops) || u.WrittenBytes < 0 {
 		t.Errorf("use %+v over %d calls", u, res.Ops)
 	}
+	if l := res.LoadGenerator; l == nil || l.CPUSeconds < 1.0/clockTicks {
+		t.Errorf("load generator's use %+v", l)
+	}
 	target.pid = 0
-	if res := target.runMode(ctx, "insert", false); res.Ops == 0 || res.Server != nil {
-		t.Errorf("unknown process: %d calls, use %+v", res.Ops, res.Server)
+	if res := target.runMode(ctx, "insert", false); res.Ops == 0 || res.Server != nil || res.LoadGenerator == nil {
+		t.Errorf("unknown process: %d calls, use %+v, load generator's %+v", res.Ops, res.Server, res.LoadGenerator)
 	}
 }

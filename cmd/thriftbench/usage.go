@@ -100,27 +100,39 @@ func parseWriteBytes(text string) (int64, error) {
 // writeServerUse prints what a call cost each server whose process compare
 // knows, in its best round, and thriftd's round by round.
 func writeServerUse(w io.Writer, c *comparison) {
-	uses := func(r *report) map[string]*serverUse {
+	uses := func(r *report, pick func(*modeResult) *serverUse) map[string]*serverUse {
 		if r == nil {
 			return nil
 		}
 		m := map[string]*serverUse{}
-		for _, mode := range r.Modes {
-			if mode.Server != nil {
-				m[mode.Mode] = mode.Server
+		for i := range r.Modes {
+			if u := pick(&r.Modes[i]); u != nil {
+				m[r.Modes[i].Mode] = u
 			}
 		}
 		return m
 	}
-	td, cass, echo := uses(c.Thriftd), uses(c.Cassandra), uses(c.Echo)
+	server := func(m *modeResult) *serverUse { return m.Server }
+	loader := func(m *modeResult) *serverUse { return m.LoadGenerator }
+	td, cass, echo := uses(c.Thriftd, server), uses(c.Cassandra, server), uses(c.Echo, server)
 	if len(td) == 0 {
 		return
 	}
+	// The load generator's CPU a call in each server's turn.
+	loads := []map[string]*serverUse{uses(c.Thriftd, loader)}
+	loadHeader := "load generator CPU/call (thriftd"
+	if c.Cassandra != nil {
+		loads = append(loads, uses(c.Cassandra, loader))
+		loadHeader += ", Cassandra"
+	}
+	loads = append(loads, uses(c.Echo, loader))
+	loadHeader += ", echo)"
+
 	header := []string{"mode", "thriftd CPU/call"}
 	if len(cass) > 0 {
 		header = append(header, "Cassandra CPU/call", "Cassandra/thriftd")
 	}
-	header = append(header, "echo CPU/call", "thriftd written/call")
+	header = append(header, "echo CPU/call", loadHeader, "thriftd written/call")
 	if len(cass) > 0 {
 		header = append(header, "Cassandra written/call")
 	}
@@ -135,13 +147,17 @@ func writeServerUse(w io.Writer, c *comparison) {
 			}
 			row = append(row, cpuCell(cass[m.Mode]), ratio)
 		}
-		row = append(row, cpuCell(echo[m.Mode]), writtenCell(t))
+		load := make([]string, len(loads))
+		for i, l := range loads {
+			load[i] = cpuCell(l[m.Mode])
+		}
+		row = append(row, cpuCell(echo[m.Mode]), strings.Join(load, ", "), writtenCell(t))
 		if len(cass) > 0 {
 			row = append(row, writtenCell(cass[m.Mode]))
 		}
 		rows = append(rows, row)
 	}
-	fmt.Fprintln(w, "\nwhat a call cost each server in its best round (its process's CPU time, and the bytes it wrote towards the disk):")
+	fmt.Fprintln(w, "\nwhat a call cost each server in its best round (its process's CPU time, and the bytes it wrote towards the disk), and the load generator in the same round:")
 	writeMarkdownTable(w, rows)
 
 	rows = [][]string{{"mode", "calls/s", "CPU/call", "MiB written"}}

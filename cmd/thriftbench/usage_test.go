@@ -75,14 +75,17 @@ func TestComparisonShowsWhatACallCostEachServer(t *testing.T) {
 		Cassandra: &report{Target: "Cassandra 3.11", Modes: []modeResult{res("insert", []float64{35000}, use(34, 500)), res("batch-super", []float64{5000}, nil)}},
 		Echo:      &report{Target: "echo", Modes: []modeResult{res("insert", []float64{120000}, use(7.3, 0)), res("batch-super", []float64{29000}, use(37.4, 0))}},
 	}
+	c.Thriftd.Modes[0].LoadGenerator = &serverUse{CPUPerCallUs: 10.2}
+	c.Cassandra.Modes[0].LoadGenerator = &serverUse{CPUPerCallUs: 11.5}
+	c.Echo.Modes[0].LoadGenerator = &serverUse{CPUPerCallUs: 9.8}
 	c.fill()
 	var out bytes.Buffer
 	writeComparison(&out, c)
 	text := out.String()
 	for _, want := range []string{
-		"| mode        | thriftd CPU/call | Cassandra CPU/call | Cassandra/thriftd | echo CPU/call | thriftd written/call | Cassandra written/call |",
-		"| insert      |          17.0 µs |            34.0 µs |              2.00 |        7.3 µs |                131 B |                  500 B |",
-		"| batch-super |         126.7 µs |                  - |                 - |       37.4 µs |              2.3 KiB |                      - |",
+		"| mode        | thriftd CPU/call | Cassandra CPU/call | Cassandra/thriftd | echo CPU/call | load generator CPU/call (thriftd, Cassandra, echo) | thriftd written/call | Cassandra written/call |",
+		"| insert      |          17.0 µs |            34.0 µs |              2.00 |        7.3 µs |                           10.2 µs, 11.5 µs, 9.8 µs |                131 B |                  500 B |",
+		"| batch-super |         126.7 µs |                  - |                 - |       37.4 µs |                                            -, -, - |              2.3 KiB |                      - |",
 		"thriftd round by round",
 		"| insert      | 60000, 58000 |   17.0 µs, 18.4 µs |        1, 1 |",
 		"| batch-super |  11000, 5500 | 126.7 µs, 250.0 µs |   22, 15000 |",
