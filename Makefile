@@ -50,11 +50,12 @@ lint: fmt-check vet
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s -timeout 30m $(PKGS)
 
-# thriftd side by side with Cassandra 3.11 and the Thrift echo ceiling, as
-# users measure it: cmd/thriftbench over real sockets, 32 connections,
-# every mode on each server after BENCH_WARMUP, the best of BENCH_ROUNDS
-# rounds of BENCH_DURATION; ratios and thriftd's RSS in one table
-# (docs/PERFORMANCE.md). Not part of make test; about 6.5 minutes on 2 cores.
+# thriftd side by side with Cassandra 3.11, the Thrift echo ceiling and
+# the raw Badger ceiling, as users measure it: cmd/thriftbench over real
+# sockets, 32 connections, every mode on each server after BENCH_WARMUP,
+# the best of BENCH_ROUNDS rounds of BENCH_DURATION; ratios, what a call
+# cost each server and thriftd's RSS (docs/PERFORMANCE.md). Not part of
+# make test; about 8 minutes on 2 cores.
 # The Cassandra column is skipped loudly when the ref node cannot start
 # (or THRIFTBRIDGE_CASSANDRA=off); a node it starts keeps running until
 # make cassandra-stop.

@@ -281,6 +281,9 @@ type target struct {
 	// pid, when not 0, is the server's process: what it spends on each
 	// measured phase is read (usage.go).
 	pid int
+	// raw, when set, makes this target the raw Badger ceiling
+	// (rawbadger.go) instead of a Thrift server.
+	raw *rawBadger
 }
 
 func newTarget(name, addr string, cfg *loadConfig, log *slog.Logger) *target {
@@ -292,6 +295,9 @@ func newTarget(name, addr string, cfg *loadConfig, log *slog.Logger) *target {
 func (t *target) setup(ctx context.Context) error {
 	if t.direct != nil {
 		return t.direct.setup(ctx, t)
+	}
+	if t.raw != nil {
+		return t.raw.setup(ctx, t)
 	}
 	admin, err := dial(ctx, t.addr, "", t.cfg.Timeout)
 	if err != nil {
@@ -465,6 +471,9 @@ func (t *target) runMode(ctx context.Context, name string, warm bool) modeResult
 	if t.direct != nil {
 		return t.direct.runMode(ctx, name, warm)
 	}
+	if t.raw != nil {
+		return t.raw.runMode(ctx, name, warm)
+	}
 	op := modes[name].op
 	res := modeResult{Mode: name}
 	if warm && t.cfg.Warmup > 0 {
@@ -486,20 +495,63 @@ func (t *target) runMode(ctx context.Context, name string, warm bool) modeResult
 			res.Server = useBetween(before, after, st.ops)
 		}
 	}
-	res.Ops, res.Cells, res.Errors = st.ops, st.cells, st.errors
+	st.fill(&res, elapsed, t.log)
+	return res
+}
+
+// fill sets the counts, rates and latencies of res from the measured
+// phase that took elapsed, and logs its failures.
+func (s *phaseStats) fill(res *modeResult, elapsed time.Duration, log *slog.Logger) {
+	res.Ops, res.Cells, res.Errors = s.ops, s.cells, s.errors
 	res.Seconds = elapsed.Seconds()
 	if res.Seconds > 0 {
-		res.OpsPerSec = float64(st.ops) / res.Seconds
-		res.CellsPerSec = float64(st.cells) / res.Seconds
+		res.OpsPerSec = float64(s.ops) / res.Seconds
+		res.CellsPerSec = float64(s.cells) / res.Seconds
 	}
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	res.P50Ms, res.P99Ms, res.P999Ms = ms(st.hist.quantile(0.50)), ms(st.hist.quantile(0.99)), ms(st.hist.quantile(0.999))
-	res.MaxMs = ms(time.Duration(st.hist.max))
-	if st.firstErr != nil {
-		res.FirstError = st.firstErr.Error()
-		t.log.Warn("calls failed", "mode", name, "errors", st.errors, "first", res.FirstError)
+	res.P50Ms, res.P99Ms, res.P999Ms = ms(s.hist.quantile(0.50)), ms(s.hist.quantile(0.99)), ms(s.hist.quantile(0.999))
+	res.MaxMs = ms(time.Duration(s.hist.max))
+	if s.firstErr != nil {
+		res.FirstError = s.firstErr.Error()
+		log.Warn("calls failed", "mode", res.Mode, "errors", s.errors, "first", res.FirstError)
 	}
-	return res
+}
+
+// localPhase runs op for dur from cfg.Connections goroutines of this
+// process, each with the state newWorker makes for it: the loads that
+// are not Thrift connections (the direct CQL load, raw Badger).
+func localPhase[W any](ctx context.Context, cfg *loadConfig, dur time.Duration, newWorker func(i int) W,
+	op func(ctx context.Context, w W) (cells int, err error)) (phaseStats, time.Duration) {
+	stats := make([]phaseStats, cfg.Connections)
+	var wg sync.WaitGroup
+	start := time.Now()
+	deadline := start.Add(dur)
+	for i := range stats {
+		stats[i].hist = new(histogram)
+		w := newWorker(i)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st := &stats[i]
+			for ctx.Err() == nil && time.Now().Before(deadline) {
+				begin := time.Now()
+				cells, err := op(ctx, w)
+				took := time.Since(begin)
+				if err != nil {
+					if ctx.Err() != nil {
+						return
+					}
+					st.fail(err)
+					continue
+				}
+				st.ops++
+				st.cells += uint64(cells)
+				st.hist.record(took)
+			}
+		}()
+	}
+	wg.Wait()
+	return mergeStats(stats), time.Since(start)
 }
 
 // sample reads the counters of the server's process, if it is known.
@@ -540,6 +592,9 @@ func (t *target) phase(ctx context.Context, op opFunc, d time.Duration) (phaseSt
 func (t *target) close(ctx context.Context) error {
 	if t.direct != nil {
 		return t.direct.close(ctx)
+	}
+	if t.raw != nil {
+		return t.raw.close()
 	}
 	for _, w := range t.workers {
 		if w.c != nil {

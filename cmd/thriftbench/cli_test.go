@@ -248,3 +248,35 @@ func TestComparisonGivesTheRatiosOfEveryRound(t *testing.T) {
 		t.Errorf("ratios by round of a mode measured once:\n%s", out.String())
 	}
 }
+
+func TestComparisonShowsTheStorageCeiling(t *testing.T) {
+	res := func(mode string, ops float64) modeResult { return modeResult{Mode: mode, OpsPerSec: ops} }
+	c := &comparison{
+		Config:    &loadConfig{Connections: 32, Modes: []string{"insert", "batch-super"}},
+		Thriftd:   &report{Target: "thriftd", Modes: []modeResult{res("insert", 50000), res("batch-super", 10000)}},
+		Echo:      &report{Target: "echo", Modes: []modeResult{res("insert", 100000), res("batch-super", 30000)}},
+		RawBadger: &report{Target: "raw Badger", Modes: []modeResult{res("insert", 125000), res("batch-super", 6250)}},
+	}
+	c.fill()
+	if r := c.Rows[0]; r.RawBadger == nil || *r.RawBadger != 125000 || r.ThriftdOverRaw == nil || *r.ThriftdOverRaw != 0.4 {
+		t.Fatalf("row %+v", r)
+	}
+	var out bytes.Buffer
+	writeComparison(&out, c)
+	for _, want := range []string{
+		"the storage ceiling: raw Badger in the load generator's process, 32 goroutines",
+		"| insert      |         50000 |           125000 |                40% |",
+		"| batch-super |         10000 |             6250 |               160% |",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("comparison lacks %q:\n%s", want, out.String())
+		}
+	}
+	c.RawBadger, c.Rows, c.Goals = nil, nil, nil
+	c.fill()
+	out.Reset()
+	writeComparison(&out, c)
+	if strings.Contains(out.String(), "storage ceiling") || c.Rows[0].RawBadger != nil {
+		t.Errorf("a storage ceiling without raw Badger measured:\n%s", out.String())
+	}
+}

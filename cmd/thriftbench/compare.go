@@ -65,6 +65,8 @@ type compareConfig struct {
 	// memoryLoad is how long thriftd alone takes the mixed load of
 	// wideConnections connections after the run (0: not at all).
 	memoryLoad time.Duration
+	// rawBadger: measure the raw Badger ceiling too (rawbadger.go).
+	rawBadger bool
 }
 
 // comparison is compare's result.
@@ -78,6 +80,8 @@ type comparison struct {
 	Cassandra        *report     `json:"cassandra,omitempty"`
 	CassandraSkipped string      `json:"cassandra_skipped,omitempty"`
 	Echo             *report     `json:"echo"`
+	// RawBadger is the storage ceiling: Badger alone, in this process.
+	RawBadger *report `json:"raw_badger,omitempty"`
 	// ThriftdRSS is thriftd's memory after the run, ThriftdLoaded the
 	// reading of largest VmRSS at the end of its turns, ThriftdWide its
 	// peak under the wide mixed load (memory.go).
@@ -109,6 +113,10 @@ type compareRow struct {
 	CeilingRatio    *float64 `json:"echo_over_cassandra,omitempty"`
 	Echo            float64  `json:"echo_ops_per_sec"`
 	ThriftdOverEcho float64  `json:"thriftd_over_echo"`
+	// RawBadger and ThriftdOverRaw: the raw Badger ceiling and
+	// thriftd/raw Badger.
+	RawBadger      *float64 `json:"raw_badger_ops_per_sec,omitempty"`
+	ThriftdOverRaw *float64 `json:"thriftd_over_raw_badger,omitempty"`
 	// Direct and OverDirect: the direct gocql load and thriftd/direct.
 	Direct     *float64 `json:"direct_cql_ops_per_sec,omitempty"`
 	OverDirect *float64 `json:"thriftd_over_direct_cql,omitempty"`
@@ -175,6 +183,7 @@ func runCompareCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 	fs.StringVar(&cc.thriftdFlags, "thriftd-flags", "", "flags added to thriftd's command line, space-separated (e.g. '--commitlog-sync batch')")
 	fs.DurationVar(&cc.settle, "settle", 20*time.Second, "before each server's turn at a mode, wait up to this long for the machine's CPUs to be at most 25% busy, so that no server is measured in the wake of the one before (0: do not wait)")
 	fs.DurationVar(&cc.memoryLoad, "memory-load", 10*time.Second, fmt.Sprintf("after the run, load thriftd alone this long with the mixed mode over %d connections and report its peak resident set (0: do not; needs the mixed mode)", wideConnections))
+	fs.BoolVar(&cc.rawBadger, "raw-badger", true, "measure the storage ceiling too: every mode on a Badger database of this process with thriftd's memory sizing, one entry a cell, no network and no Thrift (not with --cql)")
 	fs.StringVar(&cc.cql, "cql", "", "CQL host:port of a Cassandra 4/5 node: thriftd serves from it (--backend cql://), and a direct gocql load of the same tables is measured too (modes insert, get, slice, batch, range)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: thriftbench compare [flags]
@@ -289,6 +298,12 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 	echoT := newTarget("echo", echo.addr, cfg, log)
 	echoT.pid = echo.cmd.Process.Pid
 	targets = append(targets, echoT)
+	var rawT *target
+	if cc.rawBadger && cc.cql == "" {
+		rawT = newTarget("raw Badger", "in-process", cfg, log)
+		rawT.raw = newRawBadger(filepath.Join(tmp, "raw-badger"), cfg, log)
+		targets = append(targets, rawT)
+	}
 	defer func() {
 		for _, t := range targets {
 			if cerr := t.close(ctx); cerr != nil {
@@ -335,6 +350,9 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 		res.Direct = reports[directT]
 	}
 	res.Thriftd, res.Echo = reports[targets[0]], reports[echoT]
+	if rawT != nil {
+		res.RawBadger = reports[rawT]
+	}
 	if cass != nil {
 		res.Cassandra = reports[cass]
 	}
@@ -349,7 +367,7 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 	} else {
 		writeComparison(stdout, res)
 	}
-	if res.Thriftd.failedCalls() > 0 || res.Echo.failedCalls() > 0 {
+	if res.Thriftd.failedCalls() > 0 || res.Echo.failedCalls() > 0 || (res.RawBadger != nil && res.RawBadger.failedCalls() > 0) {
 		return errCallsFailed
 	}
 	return nil
@@ -385,6 +403,12 @@ func (c *comparison) fill() {
 	for _, m := range c.Echo.Modes {
 		echo[m.Mode] = m
 	}
+	raw := map[string]modeResult{}
+	if c.RawBadger != nil {
+		for _, m := range c.RawBadger.Modes {
+			raw[m.Mode] = m
+		}
+	}
 	direct := map[string]modeResult{}
 	if c.Direct != nil {
 		for _, m := range c.Direct.Modes {
@@ -407,6 +431,12 @@ func (c *comparison) fill() {
 		}
 		if row.Echo > 0 {
 			row.ThriftdOverEcho = row.Thriftd / row.Echo
+		}
+		if rm, ok := raw[m.Mode]; ok {
+			row.RawBadger = ptr(rm.OpsPerSec)
+			if rm.OpsPerSec > 0 {
+				row.ThriftdOverRaw = ptr(m.OpsPerSec / rm.OpsPerSec)
+			}
 		}
 		if cm, ok := cass[m.Mode]; ok {
 			row.Cassandra = ptr(cm.OpsPerSec)
@@ -499,7 +529,7 @@ func writeComparison(w io.Writer, c *comparison) {
 		fmt.Fprintf(w, "waited for the CPUs to be at most %.0f%% busy before each of %d turns: %.1f s in all, %d turns measured while still busy\n",
 			100*settleBusy, s.Turns, s.WaitedS, s.TimedOut)
 	}
-	for _, r := range []*report{c.Thriftd, c.Direct, c.Cassandra, c.Echo} {
+	for _, r := range []*report{c.Thriftd, c.Direct, c.Cassandra, c.Echo, c.RawBadger} {
 		if r == nil {
 			continue
 		}
@@ -540,9 +570,11 @@ func writeComparison(w io.Writer, c *comparison) {
 	}
 	writeMarkdownTable(w, rows)
 	writeRoundRatios(w, c)
+	writeRawBadger(w, c)
 	writeServerUse(w, c)
 	writeMemory(w, c)
-	if c.Thriftd.failedCalls() > 0 || c.Echo.failedCalls() > 0 || (c.Cassandra != nil && c.Cassandra.failedCalls() > 0) {
+	if c.Thriftd.failedCalls() > 0 || c.Echo.failedCalls() > 0 || (c.Cassandra != nil && c.Cassandra.failedCalls() > 0) ||
+		(c.RawBadger != nil && c.RawBadger.failedCalls() > 0) {
 		fmt.Fprintln(w, "\nsome calls failed: see the errors column of each server above")
 	}
 	fmt.Fprintln(w, "\ngoals of the issue:")

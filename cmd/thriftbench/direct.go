@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	randv2 "math/rand/v2"
 	"strings"
-	"sync"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -153,57 +152,21 @@ func (d *directCQL) runMode(ctx context.Context, name string, warm bool) modeRes
 		res.WarmupOps = w.ops
 	}
 	st, elapsed := d.phase(ctx, op, d.cfg.Duration)
-	res.Ops, res.Cells, res.Errors = st.ops, st.cells, st.errors
-	res.Seconds = elapsed.Seconds()
-	if res.Seconds > 0 {
-		res.OpsPerSec = float64(st.ops) / res.Seconds
-		res.CellsPerSec = float64(st.cells) / res.Seconds
-	}
-	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	res.P50Ms, res.P99Ms, res.P999Ms = ms(st.hist.quantile(0.50)), ms(st.hist.quantile(0.99)), ms(st.hist.quantile(0.999))
-	res.MaxMs = ms(time.Duration(st.hist.max))
-	if st.firstErr != nil {
-		res.FirstError = st.firstErr.Error()
-		d.log.Warn("calls failed", "mode", name, "errors", st.errors, "first", res.FirstError)
-	}
+	st.fill(&res, elapsed, d.log)
 	return res
 }
 
-// phase runs op from --connections goroutines for dur.
+// phase runs op from --connections goroutines for dur, each call bounded
+// by --timeout.
 func (d *directCQL) phase(ctx context.Context, op directOp, dur time.Duration) (phaseStats, time.Duration) {
-	stats := make([]phaseStats, d.cfg.Connections)
-	var wg sync.WaitGroup
-	start := time.Now()
-	deadline := start.Add(dur)
-	for i := range stats {
-		stats[i].hist = new(histogram)
-		w := &directWorker{rng: randv2.New(randv2.NewPCG(d.cfg.Seed, uint64(i)+1))}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			st := &stats[i]
-			for ctx.Err() == nil && time.Now().Before(deadline) {
-				cctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
-				begin := time.Now()
-				cells, err := op(cctx, d, w)
-				took := time.Since(begin)
-				cancel()
-				if err != nil {
-					if ctx.Err() != nil {
-						return
-					}
-					st.fail(err)
-					continue
-				}
-				st.ops++
-				st.cells += uint64(cells)
-				st.hist.record(took)
-			}
-		}()
+	newWorker := func(i int) *directWorker {
+		return &directWorker{rng: randv2.New(randv2.NewPCG(d.cfg.Seed, uint64(i)+1))}
 	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	return mergeStats(stats), elapsed
+	return localPhase(ctx, d.cfg, dur, newWorker, func(ctx context.Context, w *directWorker) (int, error) {
+		cctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
+		defer cancel()
+		return op(cctx, d, w)
+	})
 }
 
 // close drops this run's keyspaces on the cluster (thriftd's metadata

@@ -96,6 +96,14 @@
 // with several rounds, thriftd's rate, CPU per call and writes round by
 // round, which show a flush or a compaction that fell in a round.
 //
+// The storage ceiling is measured in the same run (--raw-badger, on by
+// default, not with --cql): every mode on a Badger database of compare's
+// own process, opened with thriftd's default memory sizing, from
+// --connections goroutines, with the same rows, names and values, in the
+// plainest mapping (one entry a cell, writes set without a read, an add
+// read and rewritten in one transaction); the table gives thriftd/raw
+// Badger beside it.
+//
 // With --cql HOST:PORT (a Cassandra 4/5 node), thriftd serves from that
 // node (--backend cql://, in keyspaces of a prefix of the run's own, at
 // consistency ONE) and a "direct gocql" column is added: the same modes

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"log/slog"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dgraph-io/badger/v4"
 
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
@@ -215,5 +218,80 @@ func TestTurnsReadWhatTheServerSpent(t *testing.T) {
 	target.pid = 0
 	if res := target.runMode(ctx, "insert", false); res.Ops == 0 || res.Server != nil || res.LoadGenerator == nil {
 		t.Errorf("unknown process: %d calls, use %+v, load generator's %+v", res.Ops, res.Server, res.LoadGenerator)
+	}
+}
+
+// TestEveryModeOnRawBadger runs every mode for 200ms on the raw Badger
+// ceiling, in a directory of the test's, and checks what each call read
+// or wrote against the database itself.
+func TestEveryModeOnRawBadger(t *testing.T) {
+	cfg := &loadConfig{Connections: 4, Keyspace: "rawtest", Preload: 50, Keys: 100, Columns: 5, ValueSize: 64, RangeRows: 3,
+		SuperColumns: 2, Subcolumns: 3, Values: "repeat", Seed: 1, Timeout: 10 * time.Second, Modes: allModes,
+		Duration: 200 * time.Millisecond, Warmup: 50 * time.Millisecond}
+	target := newTarget("raw Badger", "in-process", cfg, slog.New(slog.DiscardHandler))
+	dir := t.TempDir() + "/raw"
+	target.raw = newRawBadger(dir, cfg, slog.New(slog.DiscardHandler))
+	ctx := context.Background()
+	if err := target.setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			target.close(ctx)
+		}
+	}()
+	cellsPerOp := map[string]uint64{"insert": 1, "get": 1, "slice": 5, "batch": 5, "batch-super": 6, "counter": 1}
+	var adds uint64
+	for _, m := range allModes {
+		res := target.runMode(ctx, m, true)
+		if m == "counter" {
+			adds = res.Ops + res.WarmupOps
+		}
+		if res.Ops == 0 || res.Errors != 0 || res.WarmupOps == 0 {
+			t.Errorf("%s: %d ops (%d in the warm-up), %d errors (%s)", m, res.Ops, res.WarmupOps, res.Errors, res.FirstError)
+			continue
+		}
+		if want, ok := cellsPerOp[m]; ok && res.Cells != want*res.Ops {
+			t.Errorf("%s: %d cells for %d ops, want %d per op", m, res.Cells, res.Ops, want)
+		}
+		// A page ends early at the last row only.
+		if m == "range" && (res.Cells > 15*res.Ops || res.Cells < 10*res.Ops) {
+			t.Errorf("range: %d cells for %d ops, want 15 a page but at the last row", res.Cells, res.Ops)
+		}
+	}
+	// The writes are in the database: the counters hold every add that
+	// succeeded, none lost to a conflict, and super rows hold every name.
+	db := target.raw.db
+	var counted uint64
+	var superCells, writeCells int
+	if err := db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.DefaultIteratorOptions)
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			switch k := it.Item().Key(); k[0] {
+			case rawCounters:
+				if err := it.Item().Value(func(v []byte) error { counted += binary.BigEndian.Uint64(v); return nil }); err != nil {
+					return err
+				}
+			case rawSupers:
+				superCells++
+			case rawWrites:
+				writeCells++
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if counted != adds || superCells == 0 || superCells%6 != 0 || writeCells == 0 {
+		t.Errorf("after the run: counters sum to %d after %d adds, %d super cells (rows of 6), %d cells written", counted, adds, superCells, writeCells)
+	}
+	if err := target.close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	closed = true
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("raw Badger's directory outlived the run: %v", err)
 	}
 }

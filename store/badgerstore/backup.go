@@ -229,7 +229,7 @@ func RestoreBackup(ctx context.Context, r io.Reader, dir string, logger *slog.Lo
 	// and the pages of every table written, a restore of a 1 GB backup
 	// peaked at 3.6 GB resident (docs/PERFORMANCE.md).
 	sizing := SizeMemory(0)
-	db, err := badger.Open(sizing.apply(badger.DefaultOptions(dir)).
+	db, err := badger.Open(sizing.Apply(badger.DefaultOptions(dir)).
 		WithLogger(badgerLogger{logger}).
 		WithBlockCacheSize(backupCacheSize).
 		WithNumVersionsToKeep(1).

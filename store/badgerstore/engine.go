@@ -143,7 +143,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	// the memtable size: the budget bounds the largest row mutation
 	// (MemorySizing.MaxTransaction).
 	memory := SizeMemory(opts.MemoryBudget)
-	bopts := memory.apply(badger.DefaultOptions(opts.Dir)).
+	bopts := memory.Apply(badger.DefaultOptions(opts.Dir)).
 		WithLogger(badgerLogger{opts.Logger}).
 		WithSyncWrites(opts.Sync == SyncBatch).
 		WithInMemory(opts.InMemory).
