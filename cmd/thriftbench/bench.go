@@ -231,7 +231,9 @@ func measure(ctx context.Context, targets []*target, settle *settler, log *slog.
 				}
 				if rounds > 1 {
 					rep.Modes[i].RoundsOpsPerSec = append(rep.Modes[i].RoundsOpsPerSec, r.OpsPerSec)
-					rep.Modes[i].RoundsServer = append(rep.Modes[i].RoundsServer, r.Server)
+					if t.pid != 0 {
+						rep.Modes[i].RoundsServer = append(rep.Modes[i].RoundsServer, r.Server)
+					}
 				}
 			}
 		}
