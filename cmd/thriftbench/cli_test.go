@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -278,5 +279,21 @@ func TestComparisonShowsTheStorageCeiling(t *testing.T) {
 	writeComparison(&out, c)
 	if strings.Contains(out.String(), "storage ceiling") || c.Rows[0].RawBadger != nil {
 		t.Errorf("a storage ceiling without raw Badger measured:\n%s", out.String())
+	}
+}
+
+// TestMixedPartsKeepTheirShares: every server's mixed mode draws its calls
+// from mixedPart, 40% get, 40% insert, 10% slice, 10% batch.
+func TestMixedPartsKeepTheirShares(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const draws = 100000
+	var n [mixBatch + 1]int
+	for range draws {
+		n[mixedPart(rng)]++
+	}
+	for part, want := range map[int]float64{mixGet: 0.40, mixInsert: 0.40, mixSlice: 0.10, mixBatch: 0.10} {
+		if got := float64(n[part]) / draws; got < want-0.01 || got > want+0.01 {
+			t.Errorf("part %d drawn %.3f of the time, want %.2f", part, got, want)
+		}
 	}
 }

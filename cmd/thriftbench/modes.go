@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
@@ -176,15 +177,37 @@ func opCounter(ctx context.Context, w *worker) (int, error) {
 	return 1, w.c.Add(ctx, writeKey(w.rng.IntN(w.p.cfg.Keys)), &cassandra.ColumnParent{ColumnFamily: cfCounters}, col, cl)
 }
 
-// opMixed is an application's mix: 40% get, 40% insert, 10% slice, 10%
-// batch.
-func opMixed(ctx context.Context, w *worker) (int, error) {
-	switch r := w.rng.IntN(100); {
+// The parts of the mixed mode, an application's mix: 40% get, 40%
+// insert, 10% slice, 10% batch, drawn by mixedPart for every server.
+const (
+	mixGet = iota
+	mixInsert
+	mixSlice
+	mixBatch
+)
+
+// mixedPart draws the kind of the next call of the mixed mode.
+func mixedPart(rng *rand.Rand) int {
+	switch r := rng.IntN(100); {
 	case r < 40:
-		return opGet(ctx, w)
+		return mixGet
 	case r < 80:
-		return opInsert(ctx, w)
+		return mixInsert
 	case r < 90:
+		return mixSlice
+	default:
+		return mixBatch
+	}
+}
+
+// opMixed makes one call of the mixed mode (mixedPart).
+func opMixed(ctx context.Context, w *worker) (int, error) {
+	switch mixedPart(w.rng) {
+	case mixGet:
+		return opGet(ctx, w)
+	case mixInsert:
+		return opInsert(ctx, w)
+	case mixSlice:
 		return opSlice(ctx, w)
 	default:
 		return opBatch(ctx, w)

@@ -321,14 +321,15 @@ func rawCounter(r *rawBadger, w *rawWorker) (int, error) {
 	return 0, fmt.Errorf("raw Badger: an add lost %d conflicts in a row", rawConflictRetries)
 }
 
-// rawMixed is the mixed mode: 40% get, 40% insert, 10% slice, 10% batch.
+// rawMixed makes one call of the mixed mode, in the Thrift calls'
+// proportions (mixedPart).
 func rawMixed(r *rawBadger, w *rawWorker) (int, error) {
-	switch x := w.rng.IntN(10); {
-	case x < 4:
+	switch mixedPart(w.rng) {
+	case mixGet:
 		return rawGet(r, w)
-	case x < 8:
+	case mixInsert:
 		return rawInsert(r, w)
-	case x < 9:
+	case mixSlice:
 		return rawSlice(r, w)
 	default:
 		return rawBatch(r, w)
