@@ -242,6 +242,8 @@ type badgerCollector struct {
 	counterFilterBytes     *prometheus.Desc
 	packCache              *prometheus.Desc
 	packCacheBytes         *prometheus.Desc
+	cellCache              *prometheus.Desc
+	cellCacheBytes         *prometheus.Desc
 	markFilterSkips        *prometheus.Desc
 	markFilterBytes        *prometheus.Desc
 	allocatorsReleased     *prometheus.Desc
@@ -279,6 +281,11 @@ func newBadgerCollector(engine *badgerstore.Engine, logger *slog.Logger) *badger
 			[]string{"result"}, nil),
 		packCacheBytes: prometheus.NewDesc("thriftd_badger_pack_cache_bytes",
 			"Memory of the pack cache: its entries, their keys and values and its index, as allocated.", nil, nil),
+		cellCache: prometheus.NewDesc("thriftd_badger_cell_cache_requests_total",
+			"Reads of one named cell of a standard family, by whether the cell cache answered (hit) or the store was read (miss).",
+			[]string{"result"}, nil),
+		cellCacheBytes: prometheus.NewDesc("thriftd_badger_cell_cache_bytes",
+			"Memory of the cell cache: its entries, their keys and values and its index, as allocated.", nil, nil),
 		markFilterSkips: prometheus.NewDesc("thriftd_badger_row_mark_filter_skipped_reads_total",
 			"Reads of a super family row's mark, or of its packs, that writes into the row did not make: the row mark filter vouched that the row has no pack.", nil, nil),
 		markFilterBytes: prometheus.NewDesc("thriftd_badger_row_mark_filter_bytes",
@@ -302,6 +309,8 @@ func (c *badgerCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.counterFilterBytes
 	ch <- c.packCache
 	ch <- c.packCacheBytes
+	ch <- c.cellCache
+	ch <- c.cellCacheBytes
 	ch <- c.markFilterSkips
 	ch <- c.markFilterBytes
 	ch <- c.allocatorsReleased
@@ -330,6 +339,9 @@ func (c *badgerCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.packCache, prometheus.CounterValue, float64(st.PackCacheHits), "hit")
 	ch <- prometheus.MustNewConstMetric(c.packCache, prometheus.CounterValue, float64(st.PackCacheMisses), "miss")
 	ch <- prometheus.MustNewConstMetric(c.packCacheBytes, prometheus.GaugeValue, float64(st.PackCacheBytes))
+	ch <- prometheus.MustNewConstMetric(c.cellCache, prometheus.CounterValue, float64(st.CellCacheHits), "hit")
+	ch <- prometheus.MustNewConstMetric(c.cellCache, prometheus.CounterValue, float64(st.CellCacheMisses), "miss")
+	ch <- prometheus.MustNewConstMetric(c.cellCacheBytes, prometheus.GaugeValue, float64(st.CellCacheBytes))
 	ch <- prometheus.MustNewConstMetric(c.markFilterSkips, prometheus.CounterValue, float64(st.MarkFilterSkips))
 	ch <- prometheus.MustNewConstMetric(c.markFilterBytes, prometheus.GaugeValue, float64(st.MarkFilterBytes))
 	ch <- prometheus.MustNewConstMetric(c.allocatorsReleased, prometheus.CounterValue, float64(st.AllocatorBytesReleased))

@@ -112,6 +112,9 @@ type Engine struct {
 	// packs caches the packs of super columns written last
 	// (pack_cache.go).
 	packs *recentCache
+	// cells keeps the cells reads of one named column found
+	// (cell_cache.go).
+	cells *cellCache
 	// headers are the rows that may have a header (headers.go).
 	headers headerFilter
 
@@ -161,13 +164,15 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open badger store in %q: %w", opts.Dir, err)
 	}
+	locks := newRowLocks()
 	e := &Engine{
 		db:             db,
 		memory:         memory,
 		part:           opts.Partitioner,
 		log:            opts.Logger,
 		now:            opts.Now,
-		rowLocks:       newRowLocks(),
+		rowLocks:       locks,
+		cells:          newCellCache(memory.CellCache, locks),
 		counters:       newCounterCache(memory.CounterCache),
 		counterFilters: newKeyFilters(counterKeys, memory.CounterFilter),
 		markFilters:    newKeyFilters(rowMarkKeys, memory.MarkFilter),

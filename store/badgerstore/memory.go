@@ -53,6 +53,10 @@ type MemorySizing struct {
 	// last, which spares a write into a hot super column its read
 	// (pack_cache.go).
 	PackCache int64
+	// CellCache bounds the cache of the cells that reads of one named
+	// column found, which spares the next read of the cell its look-up in
+	// Badger (cell_cache.go).
+	CellCache int64
 	// CounterFilter bounds the filters of the keys each counter family
 	// may hold, which spare the first add of a counter its read
 	// (key_filter.go).
@@ -88,8 +92,8 @@ type MemorySizing struct {
 
 // SizeMemory shares a budget (bytes; 0: DefaultMemoryBudget) among
 // Badger's structures: an eighth for each memtable (8 MiB to 256 MiB), at
-// most one full memtable waiting for its flush, an eighth for the block
-// cache, a thirty-second each for the counter cache and the pack cache
+// most one full memtable waiting for its flush, an eighth each for the
+// block cache and the cell cache (256 MiB at most), a thirty-second each for the counter cache and the pack cache
 // (64 MiB at most each), a sixty-fourth for the counter filters (32 MiB
 // at most) and a hundred-and-twenty-eighth for the row mark filters (16
 // MiB at most), two compactors, a quarter for the resident pages of
@@ -106,6 +110,7 @@ func SizeMemory(budget int64) MemorySizing {
 		BlockCache:    budget / 8,
 		CounterCache:  min(budget/32, 64<<20),
 		PackCache:     min(budget/32, 64<<20),
+		CellCache:     min(budget/8, 256<<20),
 		CounterFilter: min(budget/64, 32<<20),
 		MarkFilter:    min(budget/128, 16<<20),
 		Compactors:    2,

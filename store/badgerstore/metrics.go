@@ -49,6 +49,10 @@ type Stats struct {
 	// it did not; PackCacheBytes is the memory it has allocated
 	// (pack_cache.go).
 	PackCacheHits, PackCacheMisses, PackCacheBytes int64
+	// CellCacheHits and CellCacheMisses count the reads of one named cell
+	// the cell cache answered and those it did not; CellCacheBytes is the
+	// memory it has allocated (cell_cache.go).
+	CellCacheHits, CellCacheMisses, CellCacheBytes int64
 	// MarkFilterSkips counts the reads of row marks, or of a pack of a
 	// row mutation that read no mark, that the row mark filters spared:
 	// they vouched that the row has no mark, so no pack;
@@ -75,7 +79,7 @@ func (e *Engine) Stats() (Stats, error) {
 	if e.db.IsClosed() {
 		return Stats{}, badger.ErrDBClosed
 	}
-	cc, pc := e.counters.stats(), e.packs.stats()
+	cc, pc, cells := e.counters.stats(), e.packs.stats(), e.cells.stats()
 	skipped, filterBytes := e.counterFilters.stats()
 	markSkipped, markBytes := e.markFilters.stats()
 	st := Stats{GroupedWrites: e.groupedWrites.Load(), AloneAfterGroup: e.aloneAfterGroup.Load(),
@@ -83,6 +87,7 @@ func (e *Engine) Stats() (Stats, error) {
 		CounterCacheHits: cc.hits, CounterCacheMisses: cc.misses, CounterCacheBytes: cc.bytes,
 		CounterFilterSkips: skipped, CounterFilterBytes: filterBytes,
 		PackCacheHits: pc.hits, PackCacheMisses: pc.misses, PackCacheBytes: pc.bytes,
+		CellCacheHits: cells.hits, CellCacheMisses: cells.misses, CellCacheBytes: cells.bytes,
 		MarkFilterSkips: markSkipped, MarkFilterBytes: markBytes,
 		AllocatorBytesReleased: e.allocatorBytesReleased.Load()}
 	for _, l := range e.db.Levels() {

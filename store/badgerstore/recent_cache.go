@@ -59,11 +59,13 @@ type cacheShard struct {
 }
 
 // cacheEntry is where a key and its value sit in its shard's arena, with
-// the value's Badger expiry (Unix seconds, 0: none); an invalid entry
-// keeps its place for the publication that follows.
+// the value's Badger expiry (Unix seconds, 0: none) and the stamp it was
+// put with (the cell cache's row version; 0 in the others); an invalid
+// entry keeps its place for the publication that follows.
 type cacheEntry struct {
 	at, keyLen, valLen, valRoom uint32
 	expiresAt                   uint64
+	stamp                       uint64
 	valid                       bool
 }
 
@@ -111,12 +113,17 @@ func (c *recentCache) find(group int, key []byte) (*cacheShard, uint64, *cacheEn
 // reports whether it did. The value is only valid during the call, which
 // holds the shard's lock.
 func (c *recentCache) read(group int, key []byte, now int64, use func(val []byte)) bool {
+	return c.readStamped(group, key, now, 0, use)
+}
+
+// readStamped is read of an entry put with stamp only.
+func (c *recentCache) readStamped(group int, key []byte, now int64, stamp uint64, use func(val []byte)) bool {
 	if c == nil {
 		return false
 	}
 	s, _, e := c.find(group, key)
 	defer s.mu.Unlock()
-	if e == nil || !e.valid || (e.expiresAt != 0 && e.expiresAt <= uint64(now)) {
+	if e == nil || !e.valid || e.stamp != stamp || (e.expiresAt != 0 && e.expiresAt <= uint64(now)) {
 		s.misses++
 		return false
 	}
@@ -145,15 +152,25 @@ func (c *recentCache) invalidate(group int, key []byte) {
 // each written once does not churn the cache. A full shard starts again
 // empty.
 func (c *recentCache) put(group int, key, val []byte, expiresAt uint64, admit bool) {
+	c.putStamped(group, key, val, expiresAt, 0, admit, nil)
+}
+
+// putStamped is put with a stamp, which a read must give to find the
+// entry, and a condition (nil: none) checked under the shard's lock:
+// nothing is put unless it holds.
+func (c *recentCache) putStamped(group int, key, val []byte, expiresAt, stamp uint64, admit bool, still func() bool) {
 	if c == nil {
 		return
 	}
 	s, h, e := c.find(group, key)
 	defer s.mu.Unlock()
+	if still != nil && !still() {
+		return
+	}
 	if e != nil && len(val) <= int(e.valRoom) {
 		at := e.at + e.keyLen
 		e.valLen = uint32(copy(s.arena[at:at+e.valRoom], val))
-		e.expiresAt, e.valid = expiresAt, true
+		e.expiresAt, e.stamp, e.valid = expiresAt, stamp, true
 		return
 	}
 	// An entry whose value outgrew its room moves to new room.
@@ -165,6 +182,9 @@ func (c *recentCache) put(group int, key, val []byte, expiresAt uint64, admit bo
 	room := len(val) + len(val)/8
 	n := len(key) + room
 	if !s.fits(n) && !s.grow(n) {
+		if s.replace(c.seed, h, key, val, expiresAt, stamp) {
+			return
+		}
 		clear(s.index)
 		s.entries, s.arena = s.entries[:0], s.arena[:0]
 		moving = false
@@ -176,13 +196,40 @@ func (c *recentCache) put(group int, key, val []byte, expiresAt uint64, admit bo
 	s.arena = append(append(s.arena, key...), val...)
 	s.arena = s.arena[:len(s.arena)+room-len(val)]
 	entry := cacheEntry{at: at, keyLen: uint32(len(key)), valLen: uint32(len(val)), valRoom: uint32(room),
-		expiresAt: expiresAt, valid: true}
+		expiresAt: expiresAt, stamp: stamp, valid: true}
 	if moving {
 		s.entries[s.index[h]] = entry // grow may have moved the entries
 		return
 	}
 	s.index[h] = int32(len(s.entries))
 	s.entries = append(s.entries, entry)
+}
+
+// replace puts key, of hash h, and val in the place of the entry the hash
+// picks in a full shard, if that entry's room holds them, and reports
+// whether it did. Picking by hash is picking at random: under reads spread
+// evenly over more keys than it holds, a full shard keeps as many of them
+// as it can hold, where starting again empty kept half as many on
+// average, and it keeps a hot key whichever keys come and go around it.
+func (s *cacheShard) replace(seed maphash.Seed, h uint64, key, val []byte, expiresAt, stamp uint64) bool {
+	if len(s.entries) == 0 {
+		return false
+	}
+	i := int32(h % uint64(len(s.entries)))
+	v := &s.entries[i]
+	if int(v.keyLen+v.valRoom) < len(key)+len(val) {
+		return false
+	}
+	if vh := maphash.Bytes(seed, s.arena[v.at:v.at+v.keyLen]); s.index[vh] == i {
+		delete(s.index, vh)
+	}
+	room := v.keyLen + v.valRoom - uint32(len(key))
+	copy(s.arena[v.at:], key)
+	copy(s.arena[v.at+uint32(len(key)):], val)
+	*v = cacheEntry{at: v.at, keyLen: uint32(len(key)), valLen: uint32(len(val)), valRoom: room,
+		expiresAt: expiresAt, stamp: stamp, valid: true}
+	s.index[h] = i
+	return true
 }
 
 // cacheMemory is the memory of a shard whose slices have these

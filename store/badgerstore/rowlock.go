@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/thriftbridge/thriftbridge/store"
 )
@@ -30,9 +31,21 @@ import (
 // concurrency a server sees.
 const rowLockStripes = 1024
 
+// Row versions. Each row also hashes to one of rowVersionSlots version
+// counters, a finer division of the same hash (a slot belongs to the
+// stripe of its number modulo rowLockStripes), which a write of the row
+// raises twice: once when it has taken the row's lock, before it writes,
+// and once after it has committed or failed, before it lets the lock go.
+// A slot's version is therefore odd while a row of the slot is being
+// written, and a reader that saw the same even version before it opened
+// its snapshot and again later knows that no write of the slot's rows
+// began in between: the read cache of cells (cell_cache.go) rests on it.
+const rowVersionSlots = 1 << 16
+
 type rowLocks struct {
-	seed    maphash.Seed
-	stripes [rowLockStripes]paddedMutex
+	seed     maphash.Seed
+	stripes  [rowLockStripes]paddedMutex
+	versions [rowVersionSlots]atomic.Uint64
 }
 
 // paddedMutex keeps each stripe on its own cache line, with the greatest
@@ -52,33 +65,66 @@ func newRowLocks() *rowLocks {
 	return l
 }
 
-// stripe is the stripe of the row with prefix rp (see Engine.rowPrefix).
-func (l *rowLocks) stripe(rp []byte) uint16 {
-	return uint16(maphash.Bytes(l.seed, rp) % rowLockStripes)
+// slot is the version slot of the row with prefix rp (see
+// Engine.rowPrefix).
+func (l *rowLocks) slot(rp []byte) uint16 {
+	return uint16(maphash.Bytes(l.seed, rp) % rowVersionSlots)
 }
 
-// lock locks the given stripes and returns the function that unlocks them.
+// stripe is the stripe of the row with prefix rp.
+func (l *rowLocks) stripe(rp []byte) uint16 {
+	return stripeOf(l.slot(rp))
+}
+
+// stripeOf is the stripe of a version slot.
+func stripeOf(slot uint16) uint16 { return slot % rowLockStripes }
+
+// version is the version of a slot (odd: one of its rows is being
+// written).
+func (l *rowLocks) version(slot uint16) uint64 { return l.versions[slot].Load() }
+
+// lock locks the stripes of the given version slots and raises each slot's
+// version, and returns the function that raises them again and unlocks.
 // Stripes are locked once each and in ascending order, so transactions
 // locking several rows never wait on each other in a cycle. It sorts
-// stripes in place.
-func (l *rowLocks) lock(stripes []uint16) (unlock func()) {
+// slots in place.
+func (l *rowLocks) lock(slots []uint16) (unlock func()) {
+	slices.Sort(slots)
+	slots = slices.Compact(slots)
+	stripes := make([]uint16, len(slots))
+	for i, s := range slots {
+		stripes[i] = stripeOf(s)
+	}
 	slices.Sort(stripes)
 	stripes = slices.Compact(stripes)
 	for _, s := range stripes {
 		l.stripes[s].Lock()
 	}
+	for _, s := range slots {
+		l.versions[s].Add(1)
+	}
 	return func() {
+		for _, s := range slots {
+			l.versions[s].Add(1)
+		}
 		for i := len(stripes) - 1; i >= 0; i-- {
 			l.stripes[stripes[i]].Unlock()
 		}
 	}
 }
 
-// lockRow locks the stripe of one row, given its prefix.
+// lockRow locks the stripe of one row, given its prefix, and raises its
+// slot's version (see lock).
 func (l *rowLocks) lockRow(rp []byte) (unlock func()) {
-	m := &l.stripes[l.stripe(rp)]
+	slot := l.slot(rp)
+	m := &l.stripes[stripeOf(slot)]
+	v := &l.versions[slot]
 	m.Lock()
-	return m.Unlock
+	v.Add(1)
+	return func() {
+		v.Add(1)
+		m.Unlock()
+	}
 }
 
 // lockRows locks the rows of a set of row mutations.
@@ -87,11 +133,11 @@ func (e *Engine) lockRows(rows []store.RowMutation) (unlock func()) {
 		rp, _ := e.rowPrefix(nil, rows[0].Table, rows[0].Key)
 		return e.rowLocks.lockRow(rp)
 	}
-	stripes := make([]uint16, len(rows))
+	slots := make([]uint16, len(rows))
 	var rp []byte
 	for i := range rows {
 		rp, _ = e.rowPrefix(rp[:0], rows[i].Table, rows[i].Key)
-		stripes[i] = e.rowLocks.stripe(rp)
+		slots[i] = e.rowLocks.slot(rp)
 	}
-	return e.rowLocks.lock(stripes)
+	return e.rowLocks.lock(slots)
 }

@@ -40,6 +40,10 @@ type reader struct {
 	// headers, when set, tells the rows that have no header (headers.go);
 	// nil: every row is looked up.
 	headers *headerFilter
+	// cells and ticket, when the ticket is set, let a read of one named
+	// cell use the cell cache (cell_cache.go).
+	cells  *cellCache
+	ticket cellTicket
 	// cellPrefix, lower and upper hold the keys of a walk of a row's
 	// cells (sliceRowCells, sliceCells), and cur the cursor of a forward
 	// walk on fwd, with its buffers (curBusy while a walk has it): the
@@ -139,12 +143,21 @@ func (e *Engine) Slice(ctx context.Context, t *store.Table, key []byte, q *store
 	if err := checkTable(t); err != nil {
 		return err
 	}
+	// A read of one named cell takes its cell cache ticket before its
+	// snapshot (cell_cache.go).
+	var ticket cellTicket
+	if len(q.Names) == 1 && q.Super == nil && cacheableCells(t) {
+		var rpBuf [64]byte
+		rp, _ := e.rowPrefix(rpBuf[:0], t, key)
+		ticket = e.cells.ticket(rp)
+	}
 	snap := e.acquireRead()
 	defer e.releaseRead(snap)
 	r, err := e.newReader(snap.txn, t, key)
 	if err != nil {
 		return err
 	}
+	r.cells, r.ticket = e.cells, ticket
 	return r.slice(q, out)
 }
 
@@ -426,19 +439,13 @@ func (r *reader) namedCells(prefix []byte, nameType marshal.Type, names [][]byte
 		if len(k) > maxKey {
 			phys, _ = finishKey(append([]byte{}, k...)) // cut in place
 		}
-		item, err := r.txn.Get(phys)
-		if errors.Is(err, badger.ErrKeyNotFound) {
+		val, found, err := r.readCell(phys)
+		if err != nil {
+			return err
+		}
+		if !found {
 			continue
 		}
-		if err != nil {
-			return fmt.Errorf("read column: %w", err)
-		}
-		// A visitor keeps nothing of a record past its call.
-		val, err := item.ValueCopy(r.val[:0])
-		if err != nil {
-			return fmt.Errorf("read column: %w", err)
-		}
-		r.val = val
 		rec := &r.rec
 		if err := decodeRecord(val, rec); err != nil {
 			return err
@@ -455,6 +462,35 @@ func (r *reader) namedCells(prefix []byte, nameType marshal.Type, names [][]byte
 		}
 	}
 	return nil
+}
+
+// readCell reads the record stored under the physical key of a cell into
+// r.val, from the cell cache when the reader has a ticket and the cache
+// holds it, else from Badger (putting it in the cache). A visitor keeps
+// nothing of a record past its call, so r.val serves every cell.
+func (r *reader) readCell(phys []byte) (val []byte, found bool, err error) {
+	if r.ticket.ok {
+		hit := r.cells.read(&r.ticket, phys, func(v []byte) { r.val = append(r.val[:0], v...) })
+		if hit {
+			return r.val, true, nil
+		}
+	}
+	item, err := r.txn.Get(phys)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read column: %w", err)
+	}
+	val, err = item.ValueCopy(r.val[:0])
+	if err != nil {
+		return nil, false, fmt.Errorf("read column: %w", err)
+	}
+	r.val = val
+	if r.ticket.ok {
+		r.cells.put(&r.ticket, phys, val, item.ExpiresAt())
+	}
+	return val, true, nil
 }
 
 // sortedNameKeys encodes names under prefix, sorted, without duplicates,
