@@ -140,3 +140,36 @@ func TestRecentCacheGroupsShareAShard(t *testing.T) {
 		t.Fatalf("the keys of one group are in %d shards", filled)
 	}
 }
+
+// TestRecentCacheFullShardReplaces: a cache offered three times the keys
+// it holds, all of one size, stays full, each key it answers with its own
+// value, where starting again empty kept about half of them.
+func TestRecentCacheFullShardReplaces(t *testing.T) {
+	const size = 1 << 20
+	c := newRecentCache(size)
+	value := func(i int) []byte { return fmt.Appendf(nil, "value-%058d", i) }
+	const keys = 30000
+	most := int64(0) // the most entries held at once
+	for i := 0; i < keys; i++ {
+		c.put(0, fmt.Appendf(nil, "key-%06d", i), value(i), 0, true)
+		if i%500 == 0 {
+			most = max(most, c.stats().entries)
+		}
+	}
+	st := c.stats()
+	found := 0
+	for i := 0; i < keys; i++ {
+		if got := cached(c, fmt.Appendf(nil, "key-%06d", i), 0); got != nil {
+			found++
+			if !bytes.Equal(got, value(i)) {
+				t.Fatalf("key %d answered %q", i, got)
+			}
+		}
+	}
+	if st.bytes > size || found > int(st.entries) || int64(found) < most*9/10 {
+		t.Fatalf("%d keys answered, cache %+v, %d entries at most (want nine in ten of those, within %d bytes)", found, st, most, size)
+	}
+	if found >= keys {
+		t.Fatalf("every one of %d keys answered: the cache never filled", keys)
+	}
+}
