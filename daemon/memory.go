@@ -40,7 +40,7 @@ func limitGoMemory(sizing badgerstore.MemorySizing, logger *slog.Logger) *limitG
 	}
 	debug.SetMemoryLimit(sizing.GoLimit)
 	logger.Info("memory budget", "budget_mib", sizing.Budget>>20, "memtable_mib", sizing.MemTable>>20,
-		"block_cache_mib", sizing.BlockCache>>20, "counter_cache_mib", sizing.CounterCache>>20, "go_limit_mib", sizing.GoLimit>>20,
+		"block_cache_mib", sizing.BlockCache>>20, "cell_cache_mib", sizing.CellCache>>20, "counter_cache_mib", sizing.CounterCache>>20, "go_limit_mib", sizing.GoLimit>>20,
 		"largest_mutation_kib", sizing.MaxTransaction()>>10)
 	return &limitGuard{
 		base: sizing.GoLimit,
