@@ -181,7 +181,7 @@ var settings = []setting{
 		str: func(c *Config) *string { return &c.CommitlogSync }},
 	{key: "commitlog_sync_period_ms", usage: "sync period in periodic mode, in milliseconds",
 		num: func(c *Config) *int { return &c.CommitlogSyncPeriodMS }},
-	{key: "memory_mb", flag: "memory", usage: "memory budget in MiB: the Badger store's memtables, block cache, counter and pack caches, and the Go memory limit (the limit alone with the cql backend)",
+	{key: "memory_mb", flag: "memory", usage: "memory budget in MiB: the Badger store's memtables, block cache, cell, counter and pack caches, and the Go memory limit (the limit alone with the cql backend)",
 		num: func(c *Config) *int { return &c.MemoryMB }},
 	{key: "api_version", flag: "api-version", usage: "Thrift API version reported by describe_version",
 		str: func(c *Config) *string { return &c.APIVersion }},
