@@ -101,17 +101,7 @@ func TestPackCacheChangesNoResult(t *testing.T) {
 			// The packs are written, then the transaction fails.
 			batch = append(batch, store.RowMutation{Key: []byte(rows[rng.Intn(len(rows))]), Ops: []store.Op{{Kind: store.OpKind(250)}}})
 		}
-		for i, e := range engines {
-			rowsOf := make([]store.RowMutation, len(batch))
-			for j, m := range batch {
-				m.Table = tables[i]
-				rowsOf[j] = m
-			}
-			err := e.Apply(context.Background(), &store.Batch{Atomic: true, Rows: rowsOf})
-			if (err != nil) != failed {
-				t.Fatalf("step %d, engine %d: %v", step, i, err)
-			}
-		}
+		applyToBoth(t, engines, tables, batch, failed, step)
 		clock.Advance(time.Duration(rng.Intn(300)) * time.Millisecond)
 		if rng.Intn(60) == 0 {
 			collected += collectAfterGrace(t, engines, clock, grace)
@@ -133,4 +123,22 @@ func TestPackCacheChangesNoResult(t *testing.T) {
 		t.Fatalf("the test missed a path: cache %+v, cells collected %d, reads the row mark filter spared %d", st, collected, skipped)
 	}
 	t.Logf("pack cache: %+v; cells collected: %d; reads the row mark filter spared: %d", st, collected, skipped)
+}
+
+// applyToBoth applies batch atomically on each engine, its rows in the
+// engine's own table, and fails the test unless it failed exactly when
+// failed says it should.
+func applyToBoth(t *testing.T, engines [2]*Engine, tables [2]*store.Table, batch []store.RowMutation, failed bool, step int) {
+	t.Helper()
+	for i, e := range engines {
+		rowsOf := make([]store.RowMutation, len(batch))
+		for j, m := range batch {
+			m.Table = tables[i]
+			rowsOf[j] = m
+		}
+		err := e.Apply(context.Background(), &store.Batch{Atomic: true, Rows: rowsOf})
+		if (err != nil) != failed {
+			t.Fatalf("step %d, engine %d: %v", step, i, err)
+		}
+	}
 }
