@@ -149,8 +149,9 @@ func (c *recentCache) invalidate(group int, key []byte) {
 // put records the value committed under key (of group, see find), with
 // its Badger expiry. A key without an entry gets one only if admit: a
 // user caches keys from their second write on, so that a stream of keys
-// each written once does not churn the cache. A full shard starts again
-// empty.
+// each written once does not churn the cache. A full shard gives the key
+// the place of an entry its hash picks, if that entry's room holds it
+// (replace), and starts again empty otherwise.
 func (c *recentCache) put(group int, key, val []byte, expiresAt uint64, admit bool) {
 	c.putStamped(group, key, val, expiresAt, 0, admit, nil)
 }
