@@ -24,6 +24,10 @@ import (
 //   - an entry keeps the Badger expiry of its record, and answers nothing
 //     once Badger would no longer return the record;
 //   - dropped families' data ids are never used again.
+//
+// The cell cache (cell_cache.go) is filled by readers instead, and keeps
+// its entries right with stamps, not with writers' publications: an
+// entry answers only a read that gives the stamp it was put with.
 
 // cacheShards is the number of independently locked parts of a cache.
 const cacheShards = 32
