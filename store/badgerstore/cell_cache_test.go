@@ -29,18 +29,11 @@ func getOne(t *testing.T, e *Engine, tb *store.Table, row, name string) string {
 // that the second is answered from the cache where the first filled it.
 func TestCellCacheChangesNoResult(t *testing.T) {
 	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
-	var engines [2]*Engine
-	var tables [2]*store.Table
 	// Badger expires records on the wall clock, grace seconds after the
 	// engine's clock says they died; a grace longer than the test keeps
 	// the two stores' reads, a moment apart, from straddling an expiry.
 	grace := int32(3600)
-	for i := range engines {
-		e := openLayout(t, t.TempDir(), false, clock)
-		t.Cleanup(func() { e.Close() })
-		engines[i] = e
-		tables[i] = enginetest.CreateTable(t, e, store.TableDef{Name: "S", Comparator: "UTF8Type", GCGraceSeconds: &grace})
-	}
+	engines, tables := openComparedStores(t, clock, store.TableDef{Name: "S", Comparator: "UTF8Type", GCGraceSeconds: &grace})
 	engines[1].cells = nil
 	rng := rand.New(rand.NewSource(7))
 	rows := []string{"r0", "r1", "r2", "r3"}

@@ -44,16 +44,9 @@ func TestPackCacheAnswersRepeatedBatches(t *testing.T) {
 // step.
 func TestPackCacheChangesNoResult(t *testing.T) {
 	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
-	var engines [2]*Engine
-	var tables [2]*store.Table
 	grace := int32(5)
-	for i := range engines {
-		e := openLayout(t, t.TempDir(), false, clock)
-		t.Cleanup(func() { e.Close() })
-		engines[i] = e
-		tables[i] = enginetest.CreateTable(t, e, store.TableDef{Name: "S", Comparator: "UTF8Type", Super: true,
-			SubComparator: "UTF8Type", GCGraceSeconds: &grace})
-	}
+	engines, tables := openComparedStores(t, clock, store.TableDef{Name: "S", Comparator: "UTF8Type", Super: true,
+		SubComparator: "UTF8Type", GCGraceSeconds: &grace})
 	engines[1].packs, engines[1].markFilters = nil, nil
 	rng := rand.New(rand.NewSource(11))
 	supers := []string{"s1", "s2", "s3"}
@@ -123,6 +116,21 @@ func TestPackCacheChangesNoResult(t *testing.T) {
 		t.Fatalf("the test missed a path: cache %+v, cells collected %d, reads the row mark filter spared %d", st, collected, skipped)
 	}
 	t.Logf("pack cache: %+v; cells collected: %d; reads the row mark filter spared: %d", st, collected, skipped)
+}
+
+// openComparedStores opens two stores on one clock, each with a family
+// of def, for tests that compare them.
+func openComparedStores(t *testing.T, clock *testClock, def store.TableDef) ([2]*Engine, [2]*store.Table) {
+	t.Helper()
+	var engines [2]*Engine
+	var tables [2]*store.Table
+	for i := range engines {
+		e := openLayout(t, t.TempDir(), false, clock)
+		t.Cleanup(func() { e.Close() })
+		engines[i] = e
+		tables[i] = enginetest.CreateTable(t, e, def)
+	}
+	return engines, tables
 }
 
 // applyToBoth applies batch atomically on each engine, its rows in the
