@@ -62,9 +62,19 @@ type reader struct {
 }
 
 func (e *Engine) newReader(txn *badger.Txn, t *store.Table, key []byte) (*reader, error) {
+	return e.newReaderOf(txn, t, nil, key)
+}
+
+// newReaderOf is newReader of a row whose prefix the caller made
+// already (rp; nil: the reader makes it from key).
+func (e *Engine) newReaderOf(txn *badger.Txn, t *store.Table, rp, key []byte) (*reader, error) {
 	r := &reader{txn: txn, t: t, now: e.nowSeconds(), headers: &e.headers}
 	r.cellPrefix, r.name = r.prefixRoom[:0], r.nameRoom[:0]
-	r.rp, _ = e.rowPrefix(r.rpBuf[:0], t, key)
+	if rp != nil {
+		r.rp = append(r.rpBuf[:0], rp...)
+	} else {
+		r.rp, _ = e.rowPrefix(r.rpBuf[:0], t, key)
+	}
 	return r, r.loadRow()
 }
 
@@ -146,14 +156,15 @@ func (e *Engine) Slice(ctx context.Context, t *store.Table, key []byte, q *store
 	// A read of one named cell takes its cell cache ticket before its
 	// snapshot (cell_cache.go).
 	var ticket cellTicket
+	var rpBuf [64]byte
+	var rp []byte
 	if len(q.Names) == 1 && q.Super == nil && cacheableCells(t) {
-		var rpBuf [64]byte
-		rp, _ := e.rowPrefix(rpBuf[:0], t, key)
+		rp, _ = e.rowPrefix(rpBuf[:0], t, key)
 		ticket = e.cells.ticket(rp)
 	}
 	snap := e.acquireRead()
 	defer e.releaseRead(snap)
-	r, err := e.newReader(snap.txn, t, key)
+	r, err := e.newReaderOf(snap.txn, t, rp, key)
 	if err != nil {
 		return err
 	}
