@@ -32,8 +32,9 @@ import (
 //
 // Counter families (whose adds have the counter cache) and super
 // families (whose subcolumns mostly live in packs, which have the pack
-// cache) are left out, and so are reads of several cells of a row, which
-// keep to one snapshot.
+// cache) are left out. Reads of several cells of a row, and slices, keep
+// to one snapshot and read no cells from the cache; the cache keeps the
+// images of small rows for them, under the same stamps (row_image.go).
 
 // cellCache is the engine's cache of cells read; a nil one holds nothing.
 type cellCache struct {
@@ -90,7 +91,7 @@ func (c *cellCache) read(t *cellTicket, key []byte, use func(val []byte)) bool {
 	if c == nil || !t.ok {
 		return false
 	}
-	return c.entries.readStamped(0, key, time.Now().Unix(), t.version, use) && c.current(t)
+	return c.entries.readStamped(0, key, time.Now().Unix(), t.version, false, use) && c.current(t)
 }
 
 // put keeps the record val, with its Badger expiry (Unix seconds, 0:

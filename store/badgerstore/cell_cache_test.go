@@ -22,11 +22,29 @@ func getOne(t *testing.T, e *Engine, tb *store.Table, row, name string) string {
 	return enginetest.CellsString(res.Cells)
 }
 
+// sliceQueries are reads of every kind of a row of the names c0 to c4:
+// the first takes the row's image, and the others may read it.
+var sliceQueries = []store.SliceQuery{
+	{Count: all},
+	{Count: all, Reversed: true},
+	{Count: 3},
+	{Count: 2, Reversed: true},
+	{Start: []byte("c1"), Finish: []byte("c3"), Count: all},
+	{Start: []byte("c3"), Finish: []byte("c1"), Reversed: true, Count: all},
+	{Start: []byte("c2"), Count: 2},
+	{Finish: []byte("c2"), Reversed: true, Count: all},
+	{Names: [][]byte{[]byte("c4"), []byte("c0"), []byte("c2"), []byte("c0")}, Count: all},
+	{Names: [][]byte{[]byte("c9")}, Count: all},
+	{Ranges: []store.NameRange{{Start: []byte("c3")}, {Start: []byte("c0"), Finish: []byte("c1")}}, Count: all},
+	{Ranges: []store.NameRange{{Start: []byte("c4"), Finish: []byte("c3")}, {Start: []byte("c1"), Finish: []byte("c0")}}, Reversed: true, Count: 3},
+}
+
 // TestCellCacheChangesNoResult runs the same random writes, expiring
 // cells, cell, row and range deletions, failed batches, collections and
 // truncations on two stores on one clock, one without a cell cache, and
-// compares a get of every name of every row after each step, twice, so
-// that the second is answered from the cache where the first filled it.
+// compares a get of every name of every row and the slices of
+// sliceQueries after each step, twice, so that the second is answered
+// from the cache where the first filled it.
 func TestCellCacheChangesNoResult(t *testing.T) {
 	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
 	// Badger expires records on the wall clock, grace seconds after the
@@ -97,10 +115,19 @@ func TestCellCacheChangesNoResult(t *testing.T) {
 					}
 				}
 			}
+			for i, q := range sliceQueries {
+				for pass := 0; pass < 2; pass++ {
+					with := enginetest.CellsString(enginetest.Slice(t, engines[0], tables[0], row, q).Cells)
+					without := enginetest.CellsString(enginetest.Slice(t, engines[1], tables[1], row, q).Cells)
+					if with != without {
+						t.Fatalf("step %d, row %s, slice %d %+v, read %d:\nwith the cache    %q\nwithout the cache %q", step, row, i, q, pass+1, with, without)
+					}
+				}
+			}
 		}
 	}
 	st := engines[0].cells.stats()
-	if st.hits == 0 || collected == 0 || truncated == 0 {
+	if st.hits == 0 || st.rowHits == 0 || collected == 0 || truncated == 0 {
 		t.Fatalf("the test missed a path: cache %+v, cells collected %d, truncations %d", st, collected, truncated)
 	}
 	t.Logf("cell cache: %+v; cells collected: %d; truncations: %d", st, collected, truncated)
@@ -158,7 +185,12 @@ func TestCellCacheAfterAcknowledgedWrites(t *testing.T) {
 				row := rng.Intn(rows)
 				floor := max(acked[row].Load(), seen[row])
 				var res store.SliceResult
+				// Gets of the cell, and slices of its row, which read the
+				// row's image.
 				q := &store.SliceQuery{Names: [][]byte{[]byte("c")}, Count: 1}
+				if rng.Intn(2) == 0 {
+					q = &store.SliceQuery{Count: all}
+				}
 				if err := f.e.Slice(context.Background(), tb, fmt.Appendf(nil, "row%d", row), q, &res); err != nil || len(res.Cells) != 1 {
 					errs <- fmt.Errorf("read row%d: %d cells, %v", row, len(res.Cells), err)
 					return
@@ -185,7 +217,8 @@ func TestCellCacheAfterAcknowledgedWrites(t *testing.T) {
 	}
 	// With the writes done, a second read of a cell is the cache's, and
 	// gives the last write.
-	hits := f.e.cells.stats().hits
+	before := f.e.cells.stats()
+	hits := before.hits + before.rowHits
 	for row := range rows {
 		for range 2 {
 			if got := getOne(t, f.e, tb, fmt.Sprintf("row%d", row), "c"); !strings.HasSuffix(got, fmt.Sprintf("@%d", writes)) {
@@ -193,37 +226,61 @@ func TestCellCacheAfterAcknowledgedWrites(t *testing.T) {
 			}
 		}
 	}
-	if st := f.e.cells.stats(); st.hits < hits+rows {
+	if st := f.e.cells.stats(); st.hits+st.rowHits < hits+rows {
 		t.Fatalf("cache after two reads of each row once the writes were done: %+v, %d hits before (want %d more at least)", st, hits, rows)
 	}
 }
 
-// TestCellCacheOnlyForOneNamedCell: reads of several names, slices and
-// reads of counter families leave the cache alone.
-func TestCellCacheOnlyForOneNamedCell(t *testing.T) {
+// TestCellCacheWhatItKeeps: reads of several names, bounded slices,
+// slices of rows with more cells than they count or larger than
+// maxRowImage, and reads of counter families put nothing in the cache; a
+// get of one cell puts its cell, and a slice of a whole row its image,
+// which then answers every read of the row.
+func TestCellCacheWhatItKeeps(t *testing.T) {
 	f := newFixture(t)
 	tb := f.table(store.TableDef{Name: "cf", Comparator: "UTF8Type"})
 	counters := f.table(store.TableDef{Name: "counters", Comparator: "UTF8Type", DefaultValidator: "CounterColumnType"})
-	f.apply(store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{
-		{Kind: store.OpPut, Name: []byte("a"), Value: []byte("1"), Timestamp: 1, HasTimestamp: true},
-		{Kind: store.OpPut, Name: []byte("b"), Value: []byte("2"), Timestamp: 1, HasTimestamp: true}}})
+	put := func(row string, cells int, value string) {
+		var ops []store.Op
+		for i := range cells {
+			ops = append(ops, store.Op{Kind: store.OpPut, Name: fmt.Appendf(nil, "c%03d", i), Value: []byte(value), Timestamp: 1, HasTimestamp: true})
+		}
+		f.apply(store.RowMutation{Table: tb, Key: []byte(row), Ops: ops})
+	}
+	put("k", 2, "v")
+	put("wide", 2*maxRowImage/100, strings.Repeat("v", 100))
 	f.apply(store.RowMutation{Table: counters, Key: []byte("k"), Ops: []store.Op{{Kind: store.OpCounterAdd, Name: []byte("n"), Delta: 3}}})
-	f.slice(tb, "k", store.SliceQuery{Names: [][]byte{[]byte("a"), []byte("b")}, Count: all})
-	f.slice(tb, "k", store.SliceQuery{Count: all})
+	want := func(what string, entries, hits, rowHits int64) {
+		t.Helper()
+		if st := f.e.cells.stats(); st.entries != entries || st.hits != hits || st.rowHits != rowHits {
+			t.Fatalf("cell cache after %s: %+v (want %d entries, %d hits, %d row hits)", what, st, entries, hits, rowHits)
+		}
+	}
+	f.slice(tb, "k", store.SliceQuery{Names: [][]byte{[]byte("c000"), []byte("c001")}, Count: all})
+	f.slice(tb, "k", store.SliceQuery{Start: []byte("c000"), Count: all})
+	f.slice(tb, "k", store.SliceQuery{Count: 1})
+	f.slice(tb, "wide", store.SliceQuery{Count: all})
 	for range 2 {
 		if got := enginetest.CellsString(f.slice(counters, "k", store.SliceQuery{Names: [][]byte{[]byte("n")}, Count: all}).Cells); got == "" {
 			t.Fatal("the counter is missing")
 		}
 	}
-	if st := f.e.cells.stats(); st.entries != 0 || st.hits != 0 {
-		t.Fatalf("cell cache after reads it does not serve: %+v", st)
-	}
+	want("reads it does not serve", 0, 0, 0)
 	for range 2 {
-		if got := getOne(t, f.e, tb, "k", "a"); got != "a=1@1" {
-			t.Fatalf("get a: %s", got)
+		if got := getOne(t, f.e, tb, "k", "c000"); got != "c000=v@1" {
+			t.Fatalf("get c000: %s", got)
 		}
 	}
-	if st := f.e.cells.stats(); st.entries != 1 || st.hits != 1 {
-		t.Fatalf("cell cache after two gets of one cell: %+v (want 1 entry, 1 hit)", st)
+	want("two gets of one cell", 1, 1, 0)
+	if got := enginetest.CellsString(f.slice(tb, "k", store.SliceQuery{Count: 2}).Cells); got != "c000=v@1 c001=v@1" {
+		t.Fatalf("slice of the row: %s", got)
 	}
+	want("a slice of the whole row", 2, 1, 0)
+	if got := getOne(t, f.e, tb, "k", "c001"); got != "c001=v@1" {
+		t.Fatalf("get c001: %s", got)
+	}
+	if got := enginetest.CellsString(f.slice(tb, "k", store.SliceQuery{Start: []byte("c001"), Reversed: true, Count: all}).Cells); got != "c001=v@1 c000=v@1" {
+		t.Fatalf("reversed slice: %s", got)
+	}
+	want("reads of the row with an image", 2, 1, 2)
 }

@@ -22,10 +22,11 @@ type cursor struct {
 	upper   []byte
 	rebuild func(dst []byte, rec *record) []byte
 
-	// key and rec describe the current entry; they stay valid until the
-	// next call to next.
+	// key and rec describe the current entry, and raw its record as
+	// stored; they stay valid until the next call to next.
 	key []byte
 	rec record
+	raw []byte
 
 	moved  bool // it has been advanced past the current entry
 	valBuf []byte
@@ -201,7 +202,7 @@ func (c *cursor) step() (bool, error) {
 		if err := decodeRecord(val, &c.rec); err != nil {
 			return false, fmt.Errorf("key %x: %w", k, err)
 		}
-		c.key = k
+		c.key, c.raw = k, val
 		return true, nil
 	}
 }
@@ -211,7 +212,7 @@ func (c *cursor) takePackCell() error {
 	p := &c.pack[c.pi]
 	c.pi++
 	c.keyBuf = append(append(c.keyBuf[:0], c.packKey...), p.enc...)
-	c.key = c.keyBuf
+	c.key, c.raw = c.keyBuf, p.rec
 	if err := decodeRecord(p.rec, &c.rec); err != nil {
 		return fmt.Errorf("key %x: %w", c.key, err)
 	}
@@ -254,6 +255,6 @@ func (c *cursor) gatherGroup() error {
 func (c *cursor) takeGroupEntry() error {
 	g := &c.group[c.gi]
 	c.gi++
-	c.key = g.key
+	c.key, c.raw = g.key, g.val
 	return decodeRecord(g.val, &c.rec)
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/thriftbridge/thriftbridge/store"
 )
@@ -66,6 +67,9 @@ type tableState struct {
 	marked bool
 	// compressed: a packed family that compresses its packs (pack.go).
 	compressed bool
+	// imaged: a slice put the image of one of the family's rows in the
+	// cell cache (row_image.go); until then reads do not look for one.
+	imaged atomic.Bool
 }
 
 // newTable resolves a persisted family definition stored under dataID,

@@ -54,8 +54,9 @@ type MemorySizing struct {
 	// (pack_cache.go).
 	PackCache int64
 	// CellCache bounds the cache of the cells that reads of one named
-	// column found, which spares the next read of the cell its look-up in
-	// Badger (cell_cache.go).
+	// column found, and of the images of small rows that slices of whole
+	// rows took, which spare the next reads their look-ups in Badger
+	// (cell_cache.go, row_image.go).
 	CellCache int64
 	// CounterFilter bounds the filters of the keys each counter family
 	// may hold, which spare the first add of a counter its read

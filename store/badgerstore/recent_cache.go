@@ -60,6 +60,10 @@ type cacheShard struct {
 	max     int64  // bound of cacheMemory(cap(entries), cap(arena))
 	hits    int64
 	misses  int64
+	// rowHits and rowMisses count the cell cache's reads of row images
+	// (row_image.go), apart from its reads of cells.
+	rowHits   int64
+	rowMisses int64
 }
 
 // cacheEntry is where a key and its value sit in its shard's arena, with
@@ -117,21 +121,26 @@ func (c *recentCache) find(group int, key []byte) (*cacheShard, uint64, *cacheEn
 // reports whether it did. The value is only valid during the call, which
 // holds the shard's lock.
 func (c *recentCache) read(group int, key []byte, now int64, use func(val []byte)) bool {
-	return c.readStamped(group, key, now, 0, use)
+	return c.readStamped(group, key, now, 0, false, use)
 }
 
-// readStamped is read of an entry put with stamp only.
-func (c *recentCache) readStamped(group int, key []byte, now int64, stamp uint64, use func(val []byte)) bool {
+// readStamped is read of an entry put with stamp only; row tells the
+// cell cache's reads of row images, which are counted apart.
+func (c *recentCache) readStamped(group int, key []byte, now int64, stamp uint64, row bool, use func(val []byte)) bool {
 	if c == nil {
 		return false
 	}
 	s, _, e := c.find(group, key)
 	defer s.mu.Unlock()
+	hits, misses := &s.hits, &s.misses
+	if row {
+		hits, misses = &s.rowHits, &s.rowMisses
+	}
 	if e == nil || !e.valid || e.stamp != stamp || (e.expiresAt != 0 && e.expiresAt <= uint64(now)) {
-		s.misses++
+		*misses++
 		return false
 	}
-	s.hits++
+	*hits++
 	at := e.at + e.keyLen
 	use(s.arena[at : at+e.valLen])
 	return true
@@ -287,6 +296,7 @@ func (s *cacheShard) grow(n int) bool {
 // how it answered.
 type cacheStats struct {
 	entries, bytes, hits, misses int64
+	rowHits, rowMisses           int64
 }
 
 func (c *recentCache) stats() cacheStats {
@@ -301,6 +311,8 @@ func (c *recentCache) stats() cacheStats {
 		st.bytes += cacheMemory(cap(s.entries), cap(s.arena))
 		st.hits += s.hits
 		st.misses += s.misses
+		st.rowHits += s.rowHits
+		st.rowMisses += s.rowMisses
 		s.mu.Unlock()
 	}
 	return st

@@ -41,8 +41,10 @@ type reader struct {
 	// nil: every row is looked up.
 	headers *headerFilter
 	// cells and ticket, when the ticket is set, let a read of one named
-	// cell use the cell cache (cell_cache.go).
+	// cell use the cell cache (cell_cache.go); images and ticket let a
+	// slice of the whole row put the row's image there (row_image.go).
 	cells  *cellCache
+	images *cellCache
 	ticket cellTicket
 	// cellPrefix, lower and upper hold the keys of a walk of a row's
 	// cells (sliceRowCells, sliceCells), and cur the cursor of a forward
@@ -153,14 +155,18 @@ func (e *Engine) Slice(ctx context.Context, t *store.Table, key []byte, q *store
 	if err := checkTable(t); err != nil {
 		return err
 	}
-	// A read of one named cell takes its cell cache ticket before its
-	// snapshot (cell_cache.go).
+	// A read of a standard row takes its cell cache ticket before its
+	// snapshot (cell_cache.go), and is answered from the row's image
+	// when the cache has one (row_image.go).
 	var ticket cellTicket
 	var rpBuf [64]byte
 	var rp []byte
-	if len(q.Names) == 1 && q.Super == nil && cacheableCells(t) {
+	if e.cells != nil && q.Super == nil && cacheableCells(t) {
 		rp, _ = e.rowPrefix(rpBuf[:0], t, key)
 		ticket = e.cells.ticket(rp)
+		if done, err := e.sliceFromImage(t, rp, &ticket, q, out); done {
+			return err
+		}
 	}
 	snap := e.acquireRead()
 	defer e.releaseRead(snap)
@@ -168,7 +174,14 @@ func (e *Engine) Slice(ctx context.Context, t *store.Table, key []byte, q *store
 	if err != nil {
 		return err
 	}
-	r.cells, r.ticket = e.cells, ticket
+	r.ticket = ticket
+	switch {
+	case len(q.Names) == 1:
+		r.cells = e.cells
+	case ticket.ok && takesImage(t, q):
+		r.images = e.cells
+		return r.sliceTakingImage(q, out)
+	}
 	return r.slice(q, out)
 }
 
@@ -480,7 +493,7 @@ func (r *reader) namedCells(prefix []byte, nameType marshal.Type, names [][]byte
 // holds it, else from Badger (putting it in the cache). A visitor keeps
 // nothing of a record past its call, so r.val serves every cell.
 func (r *reader) readCell(phys []byte) (val []byte, found bool, err error) {
-	if r.ticket.ok {
+	if r.cells != nil && r.ticket.ok {
 		hit := r.cells.read(&r.ticket, phys, func(v []byte) { r.val = append(r.val[:0], v...) })
 		if hit {
 			return r.val, true, nil
@@ -498,7 +511,7 @@ func (r *reader) readCell(phys []byte) (val []byte, found bool, err error) {
 		return nil, false, fmt.Errorf("read column: %w", err)
 	}
 	r.val = val
-	if r.ticket.ok {
+	if r.cells != nil && r.ticket.ok {
 		r.cells.put(&r.ticket, phys, val, item.ExpiresAt())
 	}
 	return val, true, nil

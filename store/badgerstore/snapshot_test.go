@@ -50,6 +50,9 @@ func TestWritesGoThroughTheSnapshotGuard(t *testing.T) {
 // share a transaction; the first read after a write sees it.
 func TestReadsShareASnapshotUntilAWrite(t *testing.T) {
 	f := newFixture(t)
+	// The row's image would answer the reads without a snapshot
+	// (row_image.go).
+	f.e.cells = nil
 	std, sup, _ := groupFamilies(f)
 	put := func(value string, ts int64) {
 		enginetest.Apply(t, f.e, store.RowMutation{Table: std(), Key: []byte("r"), Ops: []store.Op{enginetest.Put("c", value, ts)}})
