@@ -244,6 +244,7 @@ type badgerCollector struct {
 	packCacheBytes         *prometheus.Desc
 	cellCache              *prometheus.Desc
 	cellCacheBytes         *prometheus.Desc
+	rowImage               *prometheus.Desc
 	markFilterSkips        *prometheus.Desc
 	markFilterBytes        *prometheus.Desc
 	allocatorsReleased     *prometheus.Desc
@@ -286,6 +287,9 @@ func newBadgerCollector(engine *badgerstore.Engine, logger *slog.Logger) *badger
 			[]string{"result"}, nil),
 		cellCacheBytes: prometheus.NewDesc("thriftd_badger_cell_cache_bytes",
 			"Memory of the cell cache: its entries, their keys and values and its index, as allocated.", nil, nil),
+		rowImage: prometheus.NewDesc("thriftd_badger_row_image_requests_total",
+			"Reads of a standard row, once a slice of its family took the image of a row, by whether the cell cache answered with the row's image (hit) or not (miss).",
+			[]string{"result"}, nil),
 		markFilterSkips: prometheus.NewDesc("thriftd_badger_row_mark_filter_skipped_reads_total",
 			"Reads of a super family row's mark, or of its packs, that writes into the row did not make: the row mark filter vouched that the row has no pack.", nil, nil),
 		markFilterBytes: prometheus.NewDesc("thriftd_badger_row_mark_filter_bytes",
@@ -311,6 +315,7 @@ func (c *badgerCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.packCacheBytes
 	ch <- c.cellCache
 	ch <- c.cellCacheBytes
+	ch <- c.rowImage
 	ch <- c.markFilterSkips
 	ch <- c.markFilterBytes
 	ch <- c.allocatorsReleased
@@ -342,6 +347,8 @@ func (c *badgerCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.cellCache, prometheus.CounterValue, float64(st.CellCacheHits), "hit")
 	ch <- prometheus.MustNewConstMetric(c.cellCache, prometheus.CounterValue, float64(st.CellCacheMisses), "miss")
 	ch <- prometheus.MustNewConstMetric(c.cellCacheBytes, prometheus.GaugeValue, float64(st.CellCacheBytes))
+	ch <- prometheus.MustNewConstMetric(c.rowImage, prometheus.CounterValue, float64(st.RowImageHits), "hit")
+	ch <- prometheus.MustNewConstMetric(c.rowImage, prometheus.CounterValue, float64(st.RowImageMisses), "miss")
 	ch <- prometheus.MustNewConstMetric(c.markFilterSkips, prometheus.CounterValue, float64(st.MarkFilterSkips))
 	ch <- prometheus.MustNewConstMetric(c.markFilterBytes, prometheus.GaugeValue, float64(st.MarkFilterBytes))
 	ch <- prometheus.MustNewConstMetric(c.allocatorsReleased, prometheus.CounterValue, float64(st.AllocatorBytesReleased))

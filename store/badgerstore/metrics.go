@@ -53,6 +53,11 @@ type Stats struct {
 	// the cell cache answered and those it did not; CellCacheBytes is the
 	// memory it has allocated (cell_cache.go).
 	CellCacheHits, CellCacheMisses, CellCacheBytes int64
+	// RowImageHits and RowImageMisses count the reads of standard rows,
+	// once a slice of their family took a row's image, that the cell
+	// cache answered with the row's image and those it did not
+	// (row_image.go).
+	RowImageHits, RowImageMisses int64
 	// MarkFilterSkips counts the reads of row marks, or of a pack of a
 	// row mutation that read no mark, that the row mark filters spared:
 	// they vouched that the row has no mark, so no pack;
@@ -88,6 +93,7 @@ func (e *Engine) Stats() (Stats, error) {
 		CounterFilterSkips: skipped, CounterFilterBytes: filterBytes,
 		PackCacheHits: pc.hits, PackCacheMisses: pc.misses, PackCacheBytes: pc.bytes,
 		CellCacheHits: cells.hits, CellCacheMisses: cells.misses, CellCacheBytes: cells.bytes,
+		RowImageHits: cells.rowHits, RowImageMisses: cells.rowMisses,
 		MarkFilterSkips: markSkipped, MarkFilterBytes: markBytes,
 		AllocatorBytesReleased: e.allocatorBytesReleased.Load()}
 	for _, l := range e.db.Levels() {
