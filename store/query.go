@@ -108,6 +108,16 @@ func (r *SliceResult) Keep(b []byte) []byte {
 	return r.arena[start:len(r.arena):len(r.arena)]
 }
 
+// Reserve makes room in the arena for n bytes of copies at once, for a
+// reader that knows about how much it will keep: the arena is replaced
+// by one of that size rather than grown by doubling. Earlier copies stay
+// valid.
+func (r *SliceResult) Reserve(n int) {
+	if cap(r.arena)-len(r.arena) < n {
+		r.arena = make([]byte, 0, n)
+	}
+}
+
 // Clear empties the cells of the result but keeps the bytes already handed
 // out valid (the arena is not rewound), for readers that keep the bytes of
 // earlier rows while reading the next.

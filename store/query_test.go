@@ -42,6 +42,16 @@ func TestSliceResultRoom(t *testing.T) {
 	if r.Keep(nil) != nil {
 		t.Fatal("Keep(nil) is not nil")
 	}
+	// Reserve replaces a full arena by one of the size asked, once.
+	r.Reserve(1000)
+	reserved := r.Keep(bytes.Repeat([]byte{1}, 600))
+	r.Reserve(400)
+	if next := r.Keep(bytes.Repeat([]byte{2}, 400)); &reserved[0] != &r.arena[0] || &next[0] != &r.arena[600] || cap(r.arena) != 1000 {
+		t.Fatalf("copies after Reserve(1000): not in one arena of 1000 bytes (cap %d)", cap(r.arena))
+	}
+	if reserved[0] != 1 || len(reserved) != 600 || kept[200][0] != 199 {
+		t.Fatal("a reserve changed earlier copies")
+	}
 	// The first arena past a small room is arenaFirst, not arenaGrowth.
 	var s SliceResult
 	s.UseRoom(nil, room[:4:4])

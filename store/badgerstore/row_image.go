@@ -219,6 +219,7 @@ func (a *imageAnswer) answer(img rowImage, rp []byte) error {
 		return nil
 	}
 	a.out.Cells = slices.Grow(a.out.Cells, cellsHint(q))
+	a.reserve(img)
 	var pb [80]byte
 	prefix := append(append(pb[:0], rp...), kindCells)
 	cmp := a.t.Comparator
@@ -252,6 +253,21 @@ func (a *imageAnswer) answer(img rowImage, rp []byte) error {
 	lower, upper := appendRangeKeys(lb[:0], ub[:0], prefix, cmp, q)
 	_, err := a.walk(img, prefix, lower, upper)
 	return err
+}
+
+// reserve makes room in the result for the names and values of the cells
+// the query may take: their share of the image's cells, whose records
+// hold at least their values, and their keys their names.
+func (a *imageAnswer) reserve(img rowImage) {
+	n := img.count()
+	if n == 0 {
+		return
+	}
+	want := min(a.q.Count, n)
+	if a.q.Names != nil {
+		want = min(len(a.q.Names), n)
+	}
+	a.out.Reserve((len(img) - 4 - 4*n) * want / n)
 }
 
 // walk visits the image's cells with logical keys in [lower, upper), in
