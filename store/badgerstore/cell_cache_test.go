@@ -39,6 +39,35 @@ var sliceQueries = []store.SliceQuery{
 	{Ranges: []store.NameRange{{Start: []byte("c4"), Finish: []byte("c3")}, {Start: []byte("c1"), Finish: []byte("c0")}}, Reversed: true, Count: 3},
 }
 
+// randomSliceQuery is a slice of names, of a range, or of two ranges of a
+// row of the names c0 to c4, whose bounds may fall between names or past
+// them.
+func randomSliceQuery(rng *rand.Rand) store.SliceQuery {
+	bound := func() []byte {
+		if rng.Intn(4) == 0 {
+			return nil
+		}
+		return fmt.Appendf(nil, "c%d%s", rng.Intn(6), []string{"", "", "5"}[rng.Intn(3)])
+	}
+	q := store.SliceQuery{Count: 1 + rng.Intn(6), Reversed: rng.Intn(2) == 0}
+	switch rng.Intn(3) {
+	case 0:
+		for n := 1 + rng.Intn(3); n > 0; n-- {
+			if b := bound(); b != nil {
+				q.Names = append(q.Names, b)
+			}
+		}
+		if q.Names == nil {
+			q.Names = [][]byte{[]byte("c0")}
+		}
+	case 1:
+		q.Start, q.Finish = bound(), bound()
+	default:
+		q.Ranges = []store.NameRange{{Start: bound(), Finish: bound()}, {Start: bound(), Finish: bound()}}
+	}
+	return q
+}
+
 // TestCellCacheChangesNoResult runs the same random writes, expiring
 // cells, cell, row and range deletions, failed batches, collections and
 // truncations on two stores on one clock, one without a cell cache, and
@@ -116,10 +145,14 @@ func TestCellCacheChangesNoResult(t *testing.T) {
 				}
 			}
 			// Each step starts from another query, so that each kind
-			// of slice that may take an image reads the row first.
-			for j := range sliceQueries {
-				i := (step + j) % len(sliceQueries)
-				q := sliceQueries[i]
+			// of slice that may take an image reads the row first, and
+			// ends with random ones, bounds between the names included.
+			queries := append([]store.SliceQuery(nil), sliceQueries[step%len(sliceQueries):]...)
+			queries = append(queries, sliceQueries[:step%len(sliceQueries)]...)
+			for range 4 {
+				queries = append(queries, randomSliceQuery(rng))
+			}
+			for i, q := range queries {
 				for pass := 0; pass < 2; pass++ {
 					with := enginetest.CellsString(enginetest.Slice(t, engines[0], tables[0], row, q).Cells)
 					without := enginetest.CellsString(enginetest.Slice(t, engines[1], tables[1], row, q).Cells)
