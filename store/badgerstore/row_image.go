@@ -19,10 +19,11 @@ import (
 // from it, without a snapshot and without reading the row's header.
 //
 // Only a slice that walked the whole row puts its image: one without
-// bounds, of a count the row's live cells did not exceed (its walk steps
-// past its last cell to see the row end there), whose walk stayed within
-// maxRowImage bytes of keys and records. So no read walks more of a row
-// than it would without images, but for that one step.
+// bounds, of a count the row's live cells did not exceed, whose walk
+// stayed within maxRowImage bytes of keys and records. Once it has its
+// count, its walk goes on over dead cells to the next live one, or to
+// the row's end, to tell; it walks no more than that, and never past
+// maxRowImage bytes, beyond what it walked without images.
 //
 // An image holds the cells live when it was taken: those the row's
 // deletion and its range tombstones do not shadow, and whose own deletion
