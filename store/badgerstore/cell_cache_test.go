@@ -71,9 +71,9 @@ func randomSliceQuery(rng *rand.Rand) store.SliceQuery {
 // TestCellCacheChangesNoResult runs the same random writes, expiring
 // cells, cell, row and range deletions, failed batches, collections and
 // truncations on two stores on one clock, one without a cell cache, and
-// compares a get of every name of every row and the slices of
-// sliceQueries after each step, twice, so that the second is answered
-// from the cache where the first filled it.
+// compares a get of every name of every row, the slices of sliceQueries
+// and four random slices after each step, each twice, so that the second
+// is answered from the cache where the first filled it.
 func TestCellCacheChangesNoResult(t *testing.T) {
 	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
 	// Badger expires records on the wall clock, grace seconds after the
