@@ -46,6 +46,9 @@ type Handler struct {
 	// freeOps keeps the operation arrays of batch_mutate for reuse
 	// (write.go).
 	freeOps chan []store.Op
+	// freeResults keeps the results of the reads answered on the wire
+	// for reuse (wire_replies.go).
+	freeResults chan *store.SliceResult
 }
 
 var _ cassandra.Cassandra = (*Handler)(nil)
@@ -67,7 +70,8 @@ func NewHandler(engine store.Engine, cfg HandlerConfig, logger *slog.Logger) *Ha
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Handler{engine: engine, cfg: cfg, log: logger, freeOps: make(chan []store.Op, freeOpArrays)}
+	return &Handler{engine: engine, cfg: cfg, log: logger, freeOps: make(chan []store.Op, freeOpArrays),
+		freeResults: make(chan *store.SliceResult, freeResults)}
 }
 
 // timestampMicros is a server-side timestamp in microseconds, as Cassandra

@@ -11,65 +11,82 @@ import (
 // order, rows without matching columns (deleted ones too) as empty key
 // slices, as Cassandra returns them.
 func (h *Handler) GetRangeSlices(ctx context.Context, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, r *cassandra.KeyRange, cl cassandra.ConsistencyLevel) ([]*cassandra.KeySlice, error) {
+	var rows keySlices
+	if err := h.getRangeSlices(ctx, parent, p, r, cl, &rows); err != nil {
+		return nil, err
+	}
+	return rows.structures(), nil
+}
+
+// getRangeSlicesWire is GetRangeSlices answering its result's success
+// field (wire_replies.go).
+func (h *Handler) getRangeSlicesWire(ctx context.Context, dst []byte, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, r *cassandra.KeyRange, cl cassandra.ConsistencyLevel) ([]byte, error) {
+	rows := newWireKeySlices(dst)
+	if err := h.getRangeSlices(ctx, parent, p, r, cl, &rows); err != nil {
+		return dst, err
+	}
+	return rows.field(), nil
+}
+
+func (h *Handler) getRangeSlices(ctx context.Context, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, r *cassandra.KeyRange, cl cassandra.ConsistencyLevel, rows *keySlices) error {
 	t, err := h.tableAccess(ctx, parent.ColumnFamily, ActionSelect)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := validateColumnParent(t, parent); err != nil {
-		return nil, err
+		return err
 	}
 	if err := validatePredicate(t, parent, p); err != nil {
-		return nil, err
+		return err
 	}
 	rr, err := validateKeyRange(h.engine.Partitioner(), r)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	filter, err := validateRowFilter(t, r.RowFilter)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if filter != nil && parent.SuperColumn != nil {
-		return nil, ire("super columns are not supported for indexing")
+		return ire("super columns are not supported for indexing")
 	}
 	if err := validateForRead(cl); err != nil {
-		return nil, err
+		return err
 	}
 	var exprs []store.Expression
 	if filter != nil {
 		exprs = filter.exprs
 	}
-	return h.rangeSlices(ctx, "get_range_slices", t, rr, sliceQuery(t, parent, p), exprs, int(r.Count))
+	return h.rangeSlices(ctx, "get_range_slices", t, rr, sliceQuery(t, parent, p), exprs, int(r.Count), rows)
 }
 
-// rangeSlices reads up to maxRows rows of a range, with what q selects in
-// each, in partitioner order: one engine scan per part of the range. With
-// a filter, only the rows that match it (evaluated by the engine, on the
-// row itself, so stale index entries never leak).
-func (h *Handler) rangeSlices(ctx context.Context, op string, t *store.Table, rr *rowRange, q *store.SliceQuery, filter []store.Expression, maxRows int) ([]*cassandra.KeySlice, error) {
-	var out []*cassandra.KeySlice
-	var res store.SliceResult
-	var blocks replyBlocks
+// rangeSlices reads up to maxRows rows of a range into rows, with what q
+// selects in each, in partitioner order: one engine scan per part of the
+// range. With a filter, only the rows that match it (evaluated by the
+// engine, on the row itself, so stale index entries never leak).
+func (h *Handler) rangeSlices(ctx context.Context, op string, t *store.Table, rr *rowRange, q *store.SliceQuery, filter []store.Expression, maxRows int, rows *keySlices) error {
+	res := new(store.SliceResult)
+	if rows.wire {
+		res = h.takeResult()
+		defer h.keepResult(res)
+	}
 	for i := range rr.scans {
 		scan := rr.scans[i]
 		scan.Slice = *q
 		scan.Filter = filter
-		scan.Rows = maxRows - len(out)
-		err := h.engine.Scan(ctx, t, &scan, &res, func(key []byte) (bool, error) {
-			out = append(out, blocks.row(key, blocks.thriftify(t, &res)))
-			return len(out) < maxRows, nil
+		scan.Rows = maxRows - rows.len()
+		err := h.engine.Scan(ctx, t, &scan, res, func(key []byte) (bool, error) {
+			rows.add(key, t, res)
+			return rows.len() < maxRows, nil
 		})
 		if err != nil {
-			return nil, h.storageError(ctx, op, err)
+			return h.storageError(ctx, op, err)
 		}
-		if len(out) >= maxRows {
+		if rows.len() >= maxRows {
 			break
 		}
 	}
-	if out == nil {
-		out = []*cassandra.KeySlice{}
-	}
-	return out, nil
+	return nil
 }
 
 // GetPagedSlice implements get_paged_slice: whole rows from the range,
@@ -103,9 +120,8 @@ func (h *Handler) GetPagedSlice(ctx context.Context, cf string, r *cassandra.Key
 	// first row from start_column on, each row with what is left of the
 	// budget, so a wide row is never read whole.
 	budget := int(r.Count)
-	var out []*cassandra.KeySlice
+	var rows keySlices
 	var res store.SliceResult
-	var blocks replyBlocks
 	first := true
 	for i := range rr.scans {
 		scan := rr.scans[i]
@@ -115,9 +131,8 @@ func (h *Handler) GetPagedSlice(ctx context.Context, cf string, r *cassandra.Key
 		}
 		err := h.engine.Scan(ctx, t, &scan, &res, func(key []byte) (bool, error) {
 			first = false
-			cols := blocks.thriftify(t, &res)
-			budget -= len(cols)
-			out = append(out, blocks.row(key, cols))
+			budget -= res.Len()
+			rows.add(key, t, &res)
 			return true, nil
 		})
 		if err != nil {
@@ -127,8 +142,5 @@ func (h *Handler) GetPagedSlice(ctx context.Context, cf string, r *cassandra.Key
 			break
 		}
 	}
-	if out == nil {
-		out = []*cassandra.KeySlice{}
-	}
-	return out, nil
+	return rows.structures(), nil
 }

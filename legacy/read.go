@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 
+	"github.com/apache/thrift/lib/go/thrift"
+
 	"github.com/thriftbridge/thriftbridge/store"
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
@@ -85,6 +87,24 @@ func (h *Handler) GetSlice(ctx context.Context, key []byte, parent *cassandra.Co
 		return nil, err
 	}
 	return h.readSlice(ctx, t, key, q, new(replyBlocks))
+}
+
+// getSliceWire is GetSlice answering its result's success field
+// (wire_replies.go).
+func (h *Handler) getSliceWire(ctx context.Context, dst, key []byte, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) ([]byte, error) {
+	t, q, err := h.prepareSlice(ctx, parent, p, cl)
+	if err != nil {
+		return dst, err
+	}
+	if err := validateKey(t, key); err != nil {
+		return dst, err
+	}
+	res := h.takeResult()
+	defer h.keepResult(res)
+	if err := h.engine.Slice(ctx, t, key, q, res); err != nil {
+		return dst, h.storageError(ctx, "get_slice", err)
+	}
+	return appendCells(successField(dst, thrift.LIST), t, res), nil
 }
 
 // prepareSlice validates what a slice read needs besides its keys, in

@@ -18,7 +18,8 @@ import (
 // about twenty calls through the protocol's interface for each column
 // (22 µs for a reply of 10 rows of 20 columns, against 4.4 µs).
 // read_replies_test.go holds their replies to the generated processor's,
-// byte for byte. Like the generated functions with
+// byte for byte. get_slice, get_range_slices and get_indexed_slices skip
+// the structures too when the handler can (wire_replies.go). Like the generated functions with
 // thrift.ServerConnectivityCheckInterval at 0 (server.go), and like
 // batch_mutate's, they start no connectivity check.
 
@@ -181,6 +182,7 @@ func (p callProcessor[A, P]) Process(ctx context.Context, seqID int32, in, out t
 // readProcessors are the processor functions of the reads of many
 // columns, serving h.
 func readProcessors(h cassandra.Cassandra) map[string]thrift.TProcessorFunction {
+	wire, _ := h.(wireAnswerer)
 	return map[string]thrift.TProcessorFunction{
 		"get": newCallProcessor("get",
 			func(ctx context.Context, a *getArgs) (structWriter, error) {
@@ -196,13 +198,16 @@ func readProcessors(h cassandra.Cassandra) map[string]thrift.TProcessorFunction 
 			func(e declared) structWriter {
 				return &cassandra.CassandraGetResult{Ire: e.ire, Nfe: e.nfe, Ue: e.ue, Te: e.te}
 			}),
-		"get_slice": newCallProcessor("get_slice",
+		"get_slice": newWireProcessor(newCallProcessor("get_slice",
 			func(ctx context.Context, a *getSliceArgs) (structWriter, error) {
 				v, err := h.GetSlice(ctx, a.Key, a.ColumnParent, a.Predicate, a.ConsistencyLevel)
 				return columnsReply(v, &cassandra.CassandraGetSliceResult{Success: v}), err
 			},
 			func(e declared) structWriter {
 				return &cassandra.CassandraGetSliceResult{Ire: e.ire, Ue: e.ue, Te: e.te}
+			}),
+			wire, func(ctx context.Context, w wireAnswerer, a *getSliceArgs, dst []byte) ([]byte, error) {
+				return w.getSliceWire(ctx, dst, a.Key, a.ColumnParent, a.Predicate, a.ConsistencyLevel)
 			}),
 		"multiget_slice": newCallProcessor("multiget_slice",
 			func(ctx context.Context, a *cassandra.CassandraMultigetSliceArgs) (structWriter, error) {
@@ -216,13 +221,16 @@ func readProcessors(h cassandra.Cassandra) map[string]thrift.TProcessorFunction 
 			func(e declared) structWriter {
 				return &cassandra.CassandraMultigetSliceResult{Ire: e.ire, Ue: e.ue, Te: e.te}
 			}),
-		"get_range_slices": newCallProcessor("get_range_slices",
+		"get_range_slices": newWireProcessor(newCallProcessor("get_range_slices",
 			func(ctx context.Context, a *cassandra.CassandraGetRangeSlicesArgs) (structWriter, error) {
 				v, err := h.GetRangeSlices(ctx, a.ColumnParent, a.Predicate, a.Range, a.ConsistencyLevel)
 				return keySlicesReply(v, &cassandra.CassandraGetRangeSlicesResult{Success: v}), err
 			},
 			func(e declared) structWriter {
 				return &cassandra.CassandraGetRangeSlicesResult{Ire: e.ire, Ue: e.ue, Te: e.te}
+			}),
+			wire, func(ctx context.Context, w wireAnswerer, a *cassandra.CassandraGetRangeSlicesArgs, dst []byte) ([]byte, error) {
+				return w.getRangeSlicesWire(ctx, dst, a.ColumnParent, a.Predicate, a.Range, a.ConsistencyLevel)
 			}),
 		"get_paged_slice": newCallProcessor("get_paged_slice",
 			func(ctx context.Context, a *cassandra.CassandraGetPagedSliceArgs) (structWriter, error) {
@@ -232,13 +240,16 @@ func readProcessors(h cassandra.Cassandra) map[string]thrift.TProcessorFunction 
 			func(e declared) structWriter {
 				return &cassandra.CassandraGetPagedSliceResult{Ire: e.ire, Ue: e.ue, Te: e.te}
 			}),
-		"get_indexed_slices": newCallProcessor("get_indexed_slices",
+		"get_indexed_slices": newWireProcessor(newCallProcessor("get_indexed_slices",
 			func(ctx context.Context, a *cassandra.CassandraGetIndexedSlicesArgs) (structWriter, error) {
 				v, err := h.GetIndexedSlices(ctx, a.ColumnParent, a.IndexClause, a.ColumnPredicate, a.ConsistencyLevel)
 				return keySlicesReply(v, &cassandra.CassandraGetIndexedSlicesResult{Success: v}), err
 			},
 			func(e declared) structWriter {
 				return &cassandra.CassandraGetIndexedSlicesResult{Ire: e.ire, Ue: e.ue, Te: e.te}
+			}),
+			wire, func(ctx context.Context, w wireAnswerer, a *cassandra.CassandraGetIndexedSlicesArgs, dst []byte) ([]byte, error) {
+				return w.getIndexedSlicesWire(ctx, dst, a.ColumnParent, a.IndexClause, a.ColumnPredicate, a.ConsistencyLevel)
 			}),
 	}
 }

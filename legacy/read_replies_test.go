@@ -87,6 +87,12 @@ func (m memoryTransport) RemainingBytes() uint64      { return uint64(m.in.Len()
 // reads and writes with the library's binary protocol.
 func process(t *testing.T, fn thrift.TProcessorFunction, args []byte, appending bool) ([]byte, bool, thrift.TException) {
 	t.Helper()
+	return processIn(context.Background(), t, fn, args, appending)
+}
+
+// processIn is process with the call's context.
+func processIn(ctx context.Context, t *testing.T, fn thrift.TProcessorFunction, args []byte, appending bool) ([]byte, bool, thrift.TException) {
+	t.Helper()
 	frame := slabprotocol.NewOutFrame()
 	tr := memoryTransport{in: bytes.NewReader(args), out: &frame}
 	var p thrift.TProtocol = thrift.NewTBinaryProtocolConf(tr, &thrift.TConfiguration{})
@@ -95,12 +101,12 @@ func process(t *testing.T, fn thrift.TProcessorFunction, args []byte, appending 
 		p = slabprotocol.NewAppendProtocol(p, &frame)
 		in, _ = frameOver(args)
 	}
-	ok, err := fn.Process(context.Background(), 7, in, p)
+	ok, err := fn.Process(ctx, 7, in, p)
 	return frame.Out[4:], ok, err
 }
 
 // encodedArgs is an arguments struct as a client writes it.
-func encodedArgs(t *testing.T, args thrift.TStruct) []byte {
+func encodedArgs(t testing.TB, args thrift.TStruct) []byte {
 	t.Helper()
 	frame := slabprotocol.NewOutFrame()
 	p := thrift.NewTBinaryProtocolConf(memoryTransport{in: bytes.NewReader(nil), out: &frame}, &thrift.TConfiguration{})
@@ -176,14 +182,18 @@ func TestProcessorsAnswerAsGenerated(t *testing.T) {
 		for _, o := range outcomes {
 			generated := cassandra.NewCassandraProcessor(o.read).ProcessorMap()[call.name]
 			want, wantOK, wantErr := process(t, generated, args, false)
-			for _, appending := range []bool{true, false} {
-				got, ok, err := process(t, call.ours(o.read), args, appending)
-				where := fmt.Sprintf("%s, %s, appending %v", call.name, o.name, appending)
-				if !bytes.Equal(got, want) {
-					t.Errorf("%s: reply\n got  %x\n want %x", where, got, want)
-				}
-				if ok != wantOK || (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
-					t.Errorf("%s: returned %v, %v; the generated processor %v, %v", where, ok, err, wantOK, wantErr)
+			// Through the level carrier, the reads answered on the wire
+			// append the handler's structures (wire_replies.go).
+			for _, served := range []cassandra.Cassandra{o.read, withConsistencyLevels(o.read)} {
+				for _, appending := range []bool{true, false} {
+					got, ok, err := process(t, call.ours(served), args, appending)
+					where := fmt.Sprintf("%s, %s, appending %v, %T", call.name, o.name, appending, served)
+					if !bytes.Equal(got, want) {
+						t.Errorf("%s: reply\n got  %x\n want %x", where, got, want)
+					}
+					if ok != wantOK || (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
+						t.Errorf("%s: returned %v, %v; the generated processor %v, %v", where, ok, err, wantOK, wantErr)
+					}
 				}
 			}
 		}

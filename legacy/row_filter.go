@@ -62,32 +62,50 @@ func validateRowFilter(t *store.Table, exprs []*cassandra.IndexExpression) (*row
 // start_key on whose columns satisfy every expression, one of which must
 // be an EQ on an indexed column.
 func (h *Handler) GetIndexedSlices(ctx context.Context, parent *cassandra.ColumnParent, clause *cassandra.IndexClause, p *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) ([]*cassandra.KeySlice, error) {
+	var rows keySlices
+	if err := h.getIndexedSlices(ctx, parent, clause, p, cl, &rows); err != nil {
+		return nil, err
+	}
+	return rows.structures(), nil
+}
+
+// getIndexedSlicesWire is GetIndexedSlices answering its result's success
+// field (wire_replies.go).
+func (h *Handler) getIndexedSlicesWire(ctx context.Context, dst []byte, parent *cassandra.ColumnParent, clause *cassandra.IndexClause, p *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) ([]byte, error) {
+	rows := newWireKeySlices(dst)
+	if err := h.getIndexedSlices(ctx, parent, clause, p, cl, &rows); err != nil {
+		return dst, err
+	}
+	return rows.field(), nil
+}
+
+func (h *Handler) getIndexedSlices(ctx context.Context, parent *cassandra.ColumnParent, clause *cassandra.IndexClause, p *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel, rows *keySlices) error {
 	t, err := h.tableFor(ctx, parent.ColumnFamily, false, ActionSelect)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := validateColumnParent(t, parent); err != nil {
-		return nil, err
+		return err
 	}
 	if err := validatePredicate(t, parent, p); err != nil {
-		return nil, err
+		return err
 	}
 	if len(clause.Expressions) == 0 {
-		return nil, ire("index clause list may not be empty")
+		return ire("index clause list may not be empty")
 	}
 	f, err := validateRowFilter(t, clause.Expressions)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if !f.indexedEQ {
-		return nil, ire("No indexed columns present in index clause with operator EQ")
+		return ire("No indexed columns present in index clause with operator EQ")
 	}
 	if err := validateForRead(cl); err != nil {
-		return nil, err
+		return err
 	}
 	if clause.Count <= 0 {
-		return nil, ire("maxRows must be positive")
+		return ire("maxRows must be positive")
 	}
 	rr := &rowRange{scans: []store.ScanQuery{{Start: keyBound(clause.StartKey)}}}
-	return h.rangeSlices(ctx, "get_indexed_slices", t, rr, sliceQuery(t, parent, p), f.exprs, int(clause.Count))
+	return h.rangeSlices(ctx, "get_indexed_slices", t, rr, sliceQuery(t, parent, p), f.exprs, int(clause.Count), rows)
 }

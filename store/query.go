@@ -118,6 +118,10 @@ func (r *SliceResult) Reserve(n int) {
 	}
 }
 
+// ArenaCap is the capacity of the arena that the result's copies are in:
+// what a result kept for reuse holds on to.
+func (r *SliceResult) ArenaCap() int { return cap(r.arena) }
+
 // Clear empties the cells of the result but keeps the bytes already handed
 // out valid (the arena is not rewound), for readers that keep the bytes of
 // earlier rows while reading the next.

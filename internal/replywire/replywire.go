@@ -8,18 +8,32 @@ import (
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
-// field appends a field's header: its type, then its id.
-func field(dst []byte, typ thrift.TType, id int16) []byte {
+// Field appends a field's header: its type, then its id.
+func Field(dst []byte, typ thrift.TType, id int16) []byte {
 	return append(dst, byte(typ), byte(uint16(id)>>8), byte(id))
 }
 
-func binaryValue(dst, v []byte) []byte {
+// Binary appends a binary value: its length, then its bytes.
+func Binary(dst, v []byte) []byte {
 	return append(binary.BigEndian.AppendUint32(dst, uint32(len(v))), v...)
+}
+
+// StructList appends the header of a list of n structs. A list whose
+// length is known only once its elements are appended is begun with 0
+// and given its length by SetListLength.
+func StructList(dst []byte, n int) []byte {
+	return binary.BigEndian.AppendUint32(append(dst, byte(thrift.STRUCT)), uint32(n))
+}
+
+// SetListLength sets the length of the list whose header StructList
+// appended at list[0:].
+func SetListLength(list []byte, n int) {
+	binary.BigEndian.PutUint32(list[1:5], uint32(n))
 }
 
 // list appends a list of structs, each appended by write.
 func list[T any](dst []byte, items []*T, write func([]byte, *T) []byte) []byte {
-	dst = binary.BigEndian.AppendUint32(append(dst, byte(thrift.STRUCT)), uint32(len(items)))
+	dst = StructList(dst, len(items))
 	for _, it := range items {
 		dst = write(dst, it)
 	}
@@ -29,15 +43,15 @@ func list[T any](dst []byte, items []*T, write func([]byte, *T) []byte) []byte {
 // Column appends a Column.
 func Column(dst []byte, c *cassandra.Column) []byte {
 	if c != nil {
-		dst = binaryValue(field(dst, thrift.STRING, 1), c.Name)
+		dst = Binary(Field(dst, thrift.STRING, 1), c.Name)
 		if c.Value != nil {
-			dst = binaryValue(field(dst, thrift.STRING, 2), c.Value)
+			dst = Binary(Field(dst, thrift.STRING, 2), c.Value)
 		}
 		if c.Timestamp != nil {
-			dst = binary.BigEndian.AppendUint64(field(dst, thrift.I64, 3), uint64(*c.Timestamp))
+			dst = binary.BigEndian.AppendUint64(Field(dst, thrift.I64, 3), uint64(*c.Timestamp))
 		}
 		if c.TTL != nil {
-			dst = binary.BigEndian.AppendUint32(field(dst, thrift.I32, 4), uint32(*c.TTL))
+			dst = binary.BigEndian.AppendUint32(Field(dst, thrift.I32, 4), uint32(*c.TTL))
 		}
 	}
 	return append(dst, thrift.STOP)
@@ -46,8 +60,8 @@ func Column(dst []byte, c *cassandra.Column) []byte {
 // SuperColumn appends a SuperColumn.
 func SuperColumn(dst []byte, s *cassandra.SuperColumn) []byte {
 	if s != nil {
-		dst = binaryValue(field(dst, thrift.STRING, 1), s.Name)
-		dst = list(field(dst, thrift.LIST, 2), s.Columns, Column)
+		dst = Binary(Field(dst, thrift.STRING, 1), s.Name)
+		dst = list(Field(dst, thrift.LIST, 2), s.Columns, Column)
 	}
 	return append(dst, thrift.STOP)
 }
@@ -55,8 +69,8 @@ func SuperColumn(dst []byte, s *cassandra.SuperColumn) []byte {
 // CounterColumn appends a CounterColumn.
 func CounterColumn(dst []byte, c *cassandra.CounterColumn) []byte {
 	if c != nil {
-		dst = binaryValue(field(dst, thrift.STRING, 1), c.Name)
-		dst = binary.BigEndian.AppendUint64(field(dst, thrift.I64, 2), uint64(c.Value))
+		dst = Binary(Field(dst, thrift.STRING, 1), c.Name)
+		dst = binary.BigEndian.AppendUint64(Field(dst, thrift.I64, 2), uint64(c.Value))
 	}
 	return append(dst, thrift.STOP)
 }
@@ -64,8 +78,8 @@ func CounterColumn(dst []byte, c *cassandra.CounterColumn) []byte {
 // CounterSuperColumn appends a CounterSuperColumn.
 func CounterSuperColumn(dst []byte, s *cassandra.CounterSuperColumn) []byte {
 	if s != nil {
-		dst = binaryValue(field(dst, thrift.STRING, 1), s.Name)
-		dst = list(field(dst, thrift.LIST, 2), s.Columns, CounterColumn)
+		dst = Binary(Field(dst, thrift.STRING, 1), s.Name)
+		dst = list(Field(dst, thrift.LIST, 2), s.Columns, CounterColumn)
 	}
 	return append(dst, thrift.STOP)
 }
@@ -74,16 +88,16 @@ func CounterSuperColumn(dst []byte, s *cassandra.CounterSuperColumn) []byte {
 func ColumnOrSuperColumn(dst []byte, c *cassandra.ColumnOrSuperColumn) []byte {
 	if c != nil {
 		if c.Column != nil {
-			dst = Column(field(dst, thrift.STRUCT, 1), c.Column)
+			dst = Column(Field(dst, thrift.STRUCT, 1), c.Column)
 		}
 		if c.SuperColumn != nil {
-			dst = SuperColumn(field(dst, thrift.STRUCT, 2), c.SuperColumn)
+			dst = SuperColumn(Field(dst, thrift.STRUCT, 2), c.SuperColumn)
 		}
 		if c.CounterColumn != nil {
-			dst = CounterColumn(field(dst, thrift.STRUCT, 3), c.CounterColumn)
+			dst = CounterColumn(Field(dst, thrift.STRUCT, 3), c.CounterColumn)
 		}
 		if c.CounterSuperColumn != nil {
-			dst = CounterSuperColumn(field(dst, thrift.STRUCT, 4), c.CounterSuperColumn)
+			dst = CounterSuperColumn(Field(dst, thrift.STRUCT, 4), c.CounterSuperColumn)
 		}
 	}
 	return append(dst, thrift.STOP)
@@ -98,8 +112,8 @@ func Columns(dst []byte, cs []*cassandra.ColumnOrSuperColumn) []byte {
 // KeySlice appends a KeySlice.
 func KeySlice(dst []byte, k *cassandra.KeySlice) []byte {
 	if k != nil {
-		dst = binaryValue(field(dst, thrift.STRING, 1), k.Key)
-		dst = Columns(field(dst, thrift.LIST, 2), k.Columns)
+		dst = Binary(Field(dst, thrift.STRING, 1), k.Key)
+		dst = Columns(Field(dst, thrift.LIST, 2), k.Columns)
 	}
 	return append(dst, thrift.STOP)
 }

@@ -137,7 +137,7 @@ func (g randomStructs) keySlices() []*cassandra.KeySlice {
 func checkReplies(t *testing.T, seed uint64) {
 	g := randomStructs{r: rand.New(rand.NewPCG(seed, seed>>32))}
 	success := func(typ thrift.TType, value []byte) []byte {
-		return append(append(field(nil, typ, 0), value...), thrift.STOP)
+		return append(append(Field(nil, typ, 0), value...), thrift.STOP)
 	}
 	cs := g.columns()
 	if cs == nil {
@@ -178,7 +178,7 @@ func TestManyKeysByKey(t *testing.T) {
 	}
 	var back cassandra.CassandraMultigetSliceResult
 	buf := thrift.NewTMemoryBuffer()
-	_, _ = buf.Write(append(append(field(nil, thrift.MAP, 0), got...), thrift.STOP))
+	_, _ = buf.Write(append(append(Field(nil, thrift.MAP, 0), got...), thrift.STOP))
 	if err := back.Read(context.Background(), thrift.NewTBinaryProtocolConf(buf, &thrift.TConfiguration{})); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,269 @@
+package legacy
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apache/thrift/lib/go/thrift"
+
+	"github.com/thriftbridge/thriftbridge/internal/replywire"
+	"github.com/thriftbridge/thriftbridge/internal/slabprotocol"
+	"github.com/thriftbridge/thriftbridge/store"
+	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
+)
+
+// randomResult is a result of standard or counter cells, or of super
+// columns, with names and values empty or nil now and then, TTLs and
+// negative numbers.
+func randomResult(r *rand.Rand, counter bool) *store.SliceResult {
+	res := new(store.SliceResult)
+	bytesOf := func() []byte {
+		switch r.IntN(8) {
+		case 0:
+			return nil
+		case 1:
+			return []byte{}
+		}
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		return b
+	}
+	cells := func() []store.Cell {
+		cs := make([]store.Cell, r.IntN(6))
+		for i := range cs {
+			cs[i] = store.Cell{Name: bytesOf(), Timestamp: int64(r.Uint64())}
+			if counter {
+				cs[i].CounterValue = int64(r.Uint64())
+				continue
+			}
+			cs[i].Value = bytesOf()
+			if r.IntN(3) == 0 {
+				cs[i].TTL = r.Int32N(1<<20) - 10
+			}
+		}
+		return cs
+	}
+	if r.IntN(3) == 0 {
+		res.Supers = make([]store.SuperColumn, 1+r.IntN(4))
+		for i := range res.Supers {
+			res.Supers[i] = store.SuperColumn{Name: bytesOf(), Cells: cells()}
+		}
+		return res
+	}
+	res.Cells = cells()
+	return res
+}
+
+// TestWireCellsAsThriftify holds the cells appended from an engine's
+// results to what replywire appends for thriftify's structures of them,
+// alone (get_slice) and as rows (get_range_slices).
+func TestWireCellsAsThriftify(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 2000 {
+		table := &store.Table{Counter: r.IntN(2) == 0}
+		res := randomResult(r, table.Counter)
+		got := appendCells([]byte("head"), table, res)
+		want := replywire.Columns([]byte("head"), new(replyBlocks).thriftify(table, res))
+		if !bytes.Equal(got, want) {
+			t.Fatalf("result %d (counter %v): %+v\n got  %x\n want %x", i, table.Counter, res, got, want)
+		}
+	}
+	for i := range 300 {
+		table := &store.Table{Counter: r.IntN(2) == 0}
+		wire, structs := newWireKeySlices([]byte("head")), keySlices{}
+		for range r.IntN(5) {
+			key := make([]byte, r.IntN(10))
+			for j := range key {
+				key[j] = byte(r.Uint32())
+			}
+			res := randomResult(r, table.Counter)
+			wire.add(key, table, res)
+			structs.add(key, table, res)
+		}
+		got := wire.field()
+		want := replywire.KeySlices(successField([]byte("head"), thrift.LIST), structs.structures())
+		if !bytes.Equal(got, want) {
+			t.Fatalf("rows %d: got %x\n want %x", i, got, want)
+		}
+	}
+}
+
+// TestWireReadsOfAStore answers reads of a real store on the wire, as the
+// server does, and with the generated processor over the handler's
+// structures, and wants the same replies byte for byte: standard rows
+// with TTLs, empty values and deleted columns, a deleted row, super
+// columns, counters, an index.
+func TestWireReadsOfAStore(t *testing.T) {
+	b := newFuzzBackend(t, t.TempDir())
+	h := b.handler
+	ctx := WithSession(context.Background(), NewSession(0, nil))
+	if err := h.SetKeyspace(ctx, fuzzKeyspace); err != nil {
+		t.Fatal(err)
+	}
+	cl := cassandra.ConsistencyLevel_ONE
+	ts := int64(1_700_000_000_000_000)
+	ttl := int32(3600)
+	column := func(name, value string, ttl *int32) *cassandra.Mutation {
+		return &cassandra.Mutation{ColumnOrSupercolumn: &cassandra.ColumnOrSuperColumn{
+			Column: &cassandra.Column{Name: []byte(name), Value: []byte(value), Timestamp: &ts, TTL: ttl}}}
+	}
+	mutations := map[string]map[string][]*cassandra.Mutation{}
+	for i := range 30 {
+		key := fmt.Sprintf("row%02d", i)
+		var ms []*cassandra.Mutation
+		for j := range i % 7 {
+			var t *int32
+			if j%3 == 1 {
+				t = &ttl
+			}
+			ms = append(ms, column(fmt.Sprintf("c%d", j), fmt.Sprintf("v%d-%d", i, j), t))
+		}
+		ms = append(ms, column("empty", "", nil), column("state", []string{"CA", "NY", "TX"}[i%3], nil))
+		sub := []*cassandra.Column{{Name: []byte("a"), Value: []byte("x"), Timestamp: &ts}, {Name: []byte("b"), Value: []byte{}, Timestamp: &ts, TTL: &ttl}}
+		name := []byte{0, 0, 0, 0, 0, 0, 0, byte(i)}
+		mutations[key] = map[string][]*cassandra.Mutation{
+			"Std": ms,
+			"Sup": {{ColumnOrSupercolumn: &cassandra.ColumnOrSuperColumn{SuperColumn: &cassandra.SuperColumn{Name: name, Columns: sub}}}},
+		}
+	}
+	if err := h.BatchMutate(ctx, mutations, cl); err != nil {
+		t.Fatal(err)
+	}
+	later := ts + 1
+	for _, key := range []string{"row03", "row04"} {
+		if err := h.Remove(ctx, []byte(key), &cassandra.ColumnPath{ColumnFamily: "Std"}, later, cl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := h.Remove(ctx, []byte("row05"), &cassandra.ColumnPath{ColumnFamily: "Std", Column: []byte("c1")}, later, cl); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 12 {
+		c := &cassandra.CounterColumn{Name: []byte(fmt.Sprintf("n%d", i%4)), Value: int64(i) - 5}
+		if err := h.Add(ctx, []byte(fmt.Sprintf("ctr%d", i%3)), &cassandra.ColumnParent{ColumnFamily: "Cnt"}, c, cl); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	everything := &cassandra.SlicePredicate{SliceRange: &cassandra.SliceRange{Start: []byte{}, Finish: []byte{}, Count: 100}}
+	predicates := []*cassandra.SlicePredicate{
+		everything,
+		{SliceRange: &cassandra.SliceRange{Start: []byte{}, Finish: []byte{}, Count: 2, Reversed: true}},
+		{SliceRange: &cassandra.SliceRange{Start: []byte("c1"), Finish: []byte("c4"), Count: 100}},
+		{ColumnNames: [][]byte{[]byte("c0"), []byte("c2"), []byte("empty"), []byte("missing")}},
+	}
+	allRows := &cassandra.KeyRange{StartKey: []byte{}, EndKey: []byte{}, Count: 100}
+	var calls []thrift.TStruct
+	for _, p := range predicates {
+		for _, key := range []string{"row06", "row03", "row05", "nothing"} {
+			calls = append(calls, &cassandra.CassandraGetSliceArgs{Key: []byte(key), ColumnParent: &cassandra.ColumnParent{ColumnFamily: "Std"}, Predicate: p, ConsistencyLevel: cl})
+		}
+		for _, count := range []int32{100, 7, 1} {
+			rng := &cassandra.KeyRange{StartKey: []byte{}, EndKey: []byte{}, Count: count}
+			calls = append(calls, &cassandra.CassandraGetRangeSlicesArgs{ColumnParent: &cassandra.ColumnParent{ColumnFamily: "Std"}, Predicate: p, Range: rng, ConsistencyLevel: cl})
+		}
+		calls = append(calls, &cassandra.CassandraGetIndexedSlicesArgs{ColumnParent: &cassandra.ColumnParent{ColumnFamily: "Std"},
+			IndexClause: &cassandra.IndexClause{Expressions: []*cassandra.IndexExpression{{ColumnName: []byte("state"), Op: cassandra.IndexOperator_EQ, Value: []byte("NY")}},
+				StartKey: []byte{}, Count: 100},
+			ColumnPredicate: p, ConsistencyLevel: cl})
+	}
+	for _, cf := range []string{"Sup", "Cnt"} {
+		calls = append(calls,
+			&cassandra.CassandraGetSliceArgs{Key: []byte("row07"), ColumnParent: &cassandra.ColumnParent{ColumnFamily: cf}, Predicate: everything, ConsistencyLevel: cl},
+			&cassandra.CassandraGetSliceArgs{Key: []byte("ctr1"), ColumnParent: &cassandra.ColumnParent{ColumnFamily: cf}, Predicate: everything, ConsistencyLevel: cl},
+			&cassandra.CassandraGetRangeSlicesArgs{ColumnParent: &cassandra.ColumnParent{ColumnFamily: cf}, Predicate: everything, Range: allRows, ConsistencyLevel: cl})
+	}
+	super := &cassandra.ColumnParent{ColumnFamily: "Sup", SuperColumn: []byte{0, 0, 0, 0, 0, 0, 0, 9}}
+	calls = append(calls,
+		&cassandra.CassandraGetSliceArgs{Key: []byte("row09"), ColumnParent: super, Predicate: everything, ConsistencyLevel: cl},
+		&cassandra.CassandraGetRangeSlicesArgs{ColumnParent: super, Predicate: everything, Range: allRows, ConsistencyLevel: cl},
+		// Refused: the reply is the generated one's exception.
+		&cassandra.CassandraGetSliceArgs{Key: []byte("row01"), ColumnParent: &cassandra.ColumnParent{ColumnFamily: "NoSuchFamily"}, Predicate: everything, ConsistencyLevel: cl},
+		&cassandra.CassandraGetRangeSlicesArgs{ColumnParent: &cassandra.ColumnParent{ColumnFamily: "Std"}, Predicate: everything, Range: &cassandra.KeyRange{Count: 10}, ConsistencyLevel: cl},
+		&cassandra.CassandraGetIndexedSlicesArgs{ColumnParent: &cassandra.ColumnParent{ColumnFamily: "Std"},
+			IndexClause:     &cassandra.IndexClause{Expressions: []*cassandra.IndexExpression{}, StartKey: []byte{}, Count: 10},
+			ColumnPredicate: everything, ConsistencyLevel: cl})
+
+	ours := readProcessors(withConsistencyLevels(h))
+	generated := cassandra.NewCassandraProcessor(h).ProcessorMap()
+	answered := 0
+	for i, args := range calls {
+		name := "get_slice"
+		switch args.(type) {
+		case *cassandra.CassandraGetRangeSlicesArgs:
+			name = "get_range_slices"
+		case *cassandra.CassandraGetIndexedSlicesArgs:
+			name = "get_indexed_slices"
+		}
+		encoded := encodedArgs(t, args)
+		want, wantOK, wantErr := processIn(ctx, t, generated[name], encoded, false)
+		got, ok, err := processIn(ctx, t, ours[name], encoded, true)
+		if !bytes.Equal(got, want) || ok != wantOK || (err == nil) != (wantErr == nil) {
+			t.Errorf("call %d, %s %+v:\n got  %x, %v, %v\n want %x, %v, %v", i, name, args, got, ok, err, want, wantOK, wantErr)
+		}
+		if len(want) > 64 {
+			answered++
+		}
+	}
+	if answered < len(calls)/2 {
+		t.Fatalf("only %d of %d calls answered more than an empty reply: the data was not written", answered, len(calls))
+	}
+}
+
+// BenchmarkRangeSlicesAnswer answers get_range_slices of 10 rows of 20
+// columns of 64 bytes from a Badger store, as cmd/thriftbench's range
+// mode asks it, through the server's processor: on the wire, and through
+// the generated structures (a handler that offers no wire answers).
+func BenchmarkRangeSlicesAnswer(b *testing.B) {
+	fb := newFuzzBackend(b, b.TempDir())
+	h := fb.handler
+	ctx := WithSession(context.Background(), NewSession(0, nil))
+	if err := h.SetKeyspace(ctx, fuzzKeyspace); err != nil {
+		b.Fatal(err)
+	}
+	ts := int64(1_700_000_000_000_000)
+	mutations := map[string]map[string][]*cassandra.Mutation{}
+	for r := range 200 {
+		var ms []*cassandra.Mutation
+		for c := range 20 {
+			ms = append(ms, &cassandra.Mutation{ColumnOrSupercolumn: &cassandra.ColumnOrSuperColumn{
+				Column: &cassandra.Column{Name: fmt.Appendf(nil, "c%05d", c), Value: make([]byte, 64), Timestamp: &ts}}})
+		}
+		mutations[fmt.Sprintf("p%09d", r)] = map[string][]*cassandra.Mutation{"Std": ms}
+	}
+	if err := h.BatchMutate(ctx, mutations, cassandra.ConsistencyLevel_ONE); err != nil {
+		b.Fatal(err)
+	}
+	args := encodedArgs(b, &cassandra.CassandraGetRangeSlicesArgs{
+		ColumnParent:     &cassandra.ColumnParent{ColumnFamily: "Std"},
+		Predicate:        &cassandra.SlicePredicate{SliceRange: &cassandra.SliceRange{Start: []byte{}, Finish: []byte{}, Count: 20}},
+		Range:            &cassandra.KeyRange{StartKey: []byte{}, EndKey: []byte{}, Count: 10},
+		ConsistencyLevel: cassandra.ConsistencyLevel_ONE,
+	})
+	for _, v := range []struct {
+		name   string
+		served cassandra.Cassandra
+	}{{"wire", h}, {"structures", struct{ cassandra.Cassandra }{h}}} {
+		b.Run(v.name, func(b *testing.B) {
+			fn := readProcessors(v.served)["get_range_slices"]
+			frame := slabprotocol.NewOutFrame()
+			out := slabprotocol.NewAppendProtocol(thrift.NewTBinaryProtocolConf(memoryTransport{out: &frame}, &thrift.TConfiguration{}), &frame)
+			b.ReportAllocs()
+			for b.Loop() {
+				in, _ := frameOver(args)
+				frame.Out = frame.Out[:4]
+				if ok, err := fn.Process(ctx, 7, in, out); !ok || err != nil {
+					b.Fatal(ok, err)
+				}
+			}
+			if len(frame.Out) < 10*20*64 {
+				b.Fatalf("reply of %d bytes: not the 10 rows", len(frame.Out))
+			}
+		})
+	}
+}
