@@ -61,7 +61,7 @@ func (h *Handler) keepResult(res *store.SliceResult) {
 		return
 	}
 	res.Reset()
-	// Nor to the arenas it outgrew.
+	// Cells past the length may still point into arenas it outgrew.
 	clear(res.Cells[:cap(res.Cells)])
 	select {
 	case h.freeResults <- res:
@@ -82,20 +82,20 @@ func appendCells(dst []byte, t *store.Table, res *store.SliceResult) []byte {
 	if len(res.Supers) > 0 {
 		for i := range res.Supers {
 			sc := &res.Supers[i]
-			id, columns := int16(2), thrift.TType(thrift.STRUCT)
+			id := int16(2) // super_column
 			if t.Counter {
-				id = 4
+				id = 4 // counter_super_column
 			}
-			dst = replywire.Field(dst, columns, id)
+			dst = replywire.Field(dst, thrift.STRUCT, id)
 			dst = replywire.Binary(replywire.Field(dst, thrift.STRING, 1), sc.Name)
 			dst = appendColumnList(replywire.Field(dst, thrift.LIST, 2), t.Counter, sc.Cells)
 			dst = append(dst, thrift.STOP, thrift.STOP)
 		}
 		return dst
 	}
-	id := int16(1)
+	id := int16(1) // column
 	if t.Counter {
-		id = 3
+		id = 3 // counter_column
 	}
 	for i := range res.Cells {
 		dst = appendColumn(replywire.Field(dst, thrift.STRUCT, id), t.Counter, &res.Cells[i])
