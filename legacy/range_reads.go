@@ -28,6 +28,8 @@ func (h *Handler) getRangeSlicesWire(ctx context.Context, dst []byte, parent *ca
 	return rows.field(), nil
 }
 
+// getRangeSlices validates a get_range_slices and reads its rows into
+// rows.
 func (h *Handler) getRangeSlices(ctx context.Context, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, r *cassandra.KeyRange, cl cassandra.ConsistencyLevel, rows *keySlices) error {
 	t, err := h.tableAccess(ctx, parent.ColumnFamily, ActionSelect)
 	if err != nil {

@@ -79,6 +79,8 @@ func (h *Handler) getIndexedSlicesWire(ctx context.Context, dst []byte, parent *
 	return rows.field(), nil
 }
 
+// getIndexedSlices validates a get_indexed_slices and reads its rows
+// into rows.
 func (h *Handler) getIndexedSlices(ctx context.Context, parent *cassandra.ColumnParent, clause *cassandra.IndexClause, p *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel, rows *keySlices) error {
 	t, err := h.tableFor(ctx, parent.ColumnFamily, false, ActionSelect)
 	if err != nil {
