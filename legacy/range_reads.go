@@ -67,11 +67,8 @@ func (h *Handler) getRangeSlices(ctx context.Context, parent *cassandra.ColumnPa
 // range. With a filter, only the rows that match it (evaluated by the
 // engine, on the row itself, so stale index entries never leak).
 func (h *Handler) rangeSlices(ctx context.Context, op string, t *store.Table, rr *rowRange, q *store.SliceQuery, filter []store.Expression, maxRows int, rows *keySlices) error {
-	res := new(store.SliceResult)
-	if rows.wire {
-		res = h.takeResult()
-		defer h.keepResult(res)
-	}
+	res := h.scanResult(rows)
+	defer h.releaseScanResult(rows, res)
 	for i := range rr.scans {
 		scan := rr.scans[i]
 		scan.Slice = *q
@@ -96,34 +93,53 @@ func (h *Handler) rangeSlices(ctx context.Context, op string, t *store.Table, rr
 // (a wide row is cut where the count runs out, for the next page to
 // resume).
 func (h *Handler) GetPagedSlice(ctx context.Context, cf string, r *cassandra.KeyRange, startColumn []byte, cl cassandra.ConsistencyLevel) ([]*cassandra.KeySlice, error) {
+	var rows keySlices
+	if err := h.getPagedSlice(ctx, cf, r, startColumn, cl, &rows); err != nil {
+		return nil, err
+	}
+	return rows.structures(), nil
+}
+
+// getPagedSliceWire is GetPagedSlice answering its result's success
+// field (wire_replies.go).
+func (h *Handler) getPagedSliceWire(ctx context.Context, dst []byte, cf string, r *cassandra.KeyRange, startColumn []byte, cl cassandra.ConsistencyLevel) ([]byte, error) {
+	rows := newWireKeySlices(dst)
+	if err := h.getPagedSlice(ctx, cf, r, startColumn, cl, &rows); err != nil {
+		return dst, err
+	}
+	return rows.field(), nil
+}
+
+// getPagedSlice validates a get_paged_slice and reads its page into rows.
+func (h *Handler) getPagedSlice(ctx context.Context, cf string, r *cassandra.KeyRange, startColumn []byte, cl cassandra.ConsistencyLevel, rows *keySlices) error {
 	t, err := h.tableAccess(ctx, cf, ActionSelect)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	rr, err := validateKeyRange(h.engine.Partitioner(), r)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if _, err := validateRowFilter(t, r.RowFilter); err != nil {
-		return nil, err
+		return err
 	}
 	if err := validateForRead(cl); err != nil {
-		return nil, err
+		return err
 	}
 	if len(r.RowFilter) > 0 {
-		return nil, ire("Cross-row paging is not supported along with index clauses")
+		return ire("Cross-row paging is not supported along with index clauses")
 	}
 	if len(startColumn) > 0 {
 		if err := validateNames(t, nil, [][]byte{startColumn}); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	// Each scan is one engine call that fills a page of r.Count cells: the
 	// first row from start_column on, each row with what is left of the
 	// budget, so a wide row is never read whole.
 	budget := int(r.Count)
-	var rows keySlices
-	var res store.SliceResult
+	res := h.scanResult(rows)
+	defer h.releaseScanResult(rows, res)
 	first := true
 	for i := range rr.scans {
 		scan := rr.scans[i]
@@ -131,18 +147,18 @@ func (h *Handler) GetPagedSlice(ctx context.Context, cf string, r *cassandra.Key
 		if first {
 			scan.PageStart = startColumn
 		}
-		err := h.engine.Scan(ctx, t, &scan, &res, func(key []byte) (bool, error) {
+		err := h.engine.Scan(ctx, t, &scan, res, func(key []byte) (bool, error) {
 			first = false
 			budget -= res.Len()
-			rows.add(key, t, &res)
+			rows.add(key, t, res)
 			return true, nil
 		})
 		if err != nil {
-			return nil, h.storageError(ctx, "get_paged_slice", err)
+			return h.storageError(ctx, "get_paged_slice", err)
 		}
 		if budget <= 0 {
 			break
 		}
 	}
-	return rows.structures(), nil
+	return nil
 }

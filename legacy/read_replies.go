@@ -18,8 +18,9 @@ import (
 // about twenty calls through the protocol's interface for each column
 // (22 µs for a reply of 10 rows of 20 columns, against 4.4 µs).
 // read_replies_test.go holds their replies to the generated processor's,
-// byte for byte. get_slice, get_range_slices and get_indexed_slices skip
-// the structures too when the handler can (wire_replies.go). Like the generated functions with
+// byte for byte. get_slice, get_range_slices, get_indexed_slices and
+// get_paged_slice skip the structures too when the handler can
+// (wire_replies.go). Like the generated functions with
 // thrift.ServerConnectivityCheckInterval at 0 (server.go), and like
 // batch_mutate's, they start no connectivity check.
 
@@ -232,13 +233,16 @@ func readProcessors(h cassandra.Cassandra) map[string]thrift.TProcessorFunction 
 			wire, func(ctx context.Context, w wireAnswerer, a *cassandra.CassandraGetRangeSlicesArgs, dst []byte) ([]byte, error) {
 				return w.getRangeSlicesWire(ctx, dst, a.ColumnParent, a.Predicate, a.Range, a.ConsistencyLevel)
 			}),
-		"get_paged_slice": newCallProcessor("get_paged_slice",
+		"get_paged_slice": newWireProcessor(newCallProcessor("get_paged_slice",
 			func(ctx context.Context, a *cassandra.CassandraGetPagedSliceArgs) (structWriter, error) {
 				v, err := h.GetPagedSlice(ctx, a.ColumnFamily, a.Range, a.StartColumn, a.ConsistencyLevel)
 				return keySlicesReply(v, &cassandra.CassandraGetPagedSliceResult{Success: v}), err
 			},
 			func(e declared) structWriter {
 				return &cassandra.CassandraGetPagedSliceResult{Ire: e.ire, Ue: e.ue, Te: e.te}
+			}),
+			wire, func(ctx context.Context, w wireAnswerer, a *cassandra.CassandraGetPagedSliceArgs, dst []byte) ([]byte, error) {
+				return w.getPagedSliceWire(ctx, dst, a.ColumnFamily, a.Range, a.StartColumn, a.ConsistencyLevel)
 			}),
 		"get_indexed_slices": newWireProcessor(newCallProcessor("get_indexed_slices",
 			func(ctx context.Context, a *cassandra.CassandraGetIndexedSlicesArgs) (structWriter, error) {

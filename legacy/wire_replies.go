@@ -16,8 +16,8 @@ import (
 // the generated structures (thriftify), and from them to the frame
 // (replywire). Under get_range_slices of 10 rows of 20 columns, building
 // the structures took a tenth of thriftd's CPU, and collecting them more.
-// The server's processors of get_slice, get_range_slices and
-// get_indexed_slices therefore ask the handler for the answer's bytes
+// The server's processors of get_slice, get_range_slices,
+// get_indexed_slices and get_paged_slice therefore ask the handler for the answer's bytes
 // instead (wireAnswerer), appended to the reply's frame right after the
 // message's header: the handler appends each row as the engine hands it
 // over, the bytes replywire appends for thriftify's structures of it
@@ -31,6 +31,7 @@ type wireAnswerer interface {
 	getSliceWire(ctx context.Context, dst, key []byte, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) ([]byte, error)
 	getRangeSlicesWire(ctx context.Context, dst []byte, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, r *cassandra.KeyRange, cl cassandra.ConsistencyLevel) ([]byte, error)
 	getIndexedSlicesWire(ctx context.Context, dst []byte, parent *cassandra.ColumnParent, clause *cassandra.IndexClause, p *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) ([]byte, error)
+	getPagedSliceWire(ctx context.Context, dst []byte, cf string, r *cassandra.KeyRange, startColumn []byte, cl cassandra.ConsistencyLevel) ([]byte, error)
 }
 
 // A read answered on the wire copies the bytes of its result into the
@@ -66,6 +67,23 @@ func (h *Handler) keepResult(res *store.SliceResult) {
 	select {
 	case h.freeResults <- res:
 	default:
+	}
+}
+
+// scanResult is the result a range read into rows fills: one from the
+// free list when rows are appended on the wire, which copies them, and a
+// new one when they are structures, which keep its bytes.
+func (h *Handler) scanResult(rows *keySlices) *store.SliceResult {
+	if rows.wire {
+		return h.takeResult()
+	}
+	return new(store.SliceResult)
+}
+
+// releaseScanResult is done with what scanResult(rows) returned.
+func (h *Handler) releaseScanResult(rows *keySlices, res *store.SliceResult) {
+	if rows.wire {
+		h.keepResult(res)
 	}
 }
 
@@ -258,6 +276,15 @@ func (l levelCarrier) getIndexedSlicesWire(ctx context.Context, dst []byte, pare
 		return w.getIndexedSlicesWire(ctx, dst, parent, clause, p, cl)
 	}
 	rows, err := l.Cassandra.GetIndexedSlices(ctx, parent, clause, p, cl)
+	return appendKeySlices(dst, rows, err)
+}
+
+func (l levelCarrier) getPagedSliceWire(ctx context.Context, dst []byte, cf string, r *cassandra.KeyRange, startColumn []byte, cl cassandra.ConsistencyLevel) ([]byte, error) {
+	ctx = withLevel(ctx, cl)
+	if w, ok := l.Cassandra.(wireAnswerer); ok {
+		return w.getPagedSliceWire(ctx, dst, cf, r, startColumn, cl)
+	}
+	rows, err := l.Cassandra.GetPagedSlice(ctx, cf, r, startColumn, cl)
 	return appendKeySlices(dst, rows, err)
 }
 

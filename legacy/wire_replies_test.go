@@ -95,7 +95,8 @@ func TestWireCellsAsThriftify(t *testing.T) {
 
 // TestWireReadsOfAStore answers reads of a real store on the wire, as the
 // server does, and with the generated processor over the handler's
-// structures, and wants the same replies byte for byte: standard rows
+// structures, and wants the same replies byte for byte (get_slice,
+// get_range_slices, get_indexed_slices, get_paged_slice): standard rows
 // with TTLs, empty values and deleted columns, a deleted row, super
 // columns, counters, an index.
 func TestWireReadsOfAStore(t *testing.T) {
@@ -172,11 +173,18 @@ func TestWireReadsOfAStore(t *testing.T) {
 				StartKey: []byte{}, Count: 100},
 			ColumnPredicate: p, ConsistencyLevel: cl})
 	}
+	for _, count := range []int32{100, 9, 1} {
+		for _, start := range []string{"", "c2"} {
+			rng := &cassandra.KeyRange{StartKey: []byte{}, EndKey: []byte{}, Count: count}
+			calls = append(calls, &cassandra.CassandraGetPagedSliceArgs{ColumnFamily: "Std", Range: rng, StartColumn: []byte(start), ConsistencyLevel: cl})
+		}
+	}
 	for _, cf := range []string{"Sup", "Cnt"} {
 		calls = append(calls,
 			&cassandra.CassandraGetSliceArgs{Key: []byte("row07"), ColumnParent: &cassandra.ColumnParent{ColumnFamily: cf}, Predicate: everything, ConsistencyLevel: cl},
 			&cassandra.CassandraGetSliceArgs{Key: []byte("ctr1"), ColumnParent: &cassandra.ColumnParent{ColumnFamily: cf}, Predicate: everything, ConsistencyLevel: cl},
-			&cassandra.CassandraGetRangeSlicesArgs{ColumnParent: &cassandra.ColumnParent{ColumnFamily: cf}, Predicate: everything, Range: allRows, ConsistencyLevel: cl})
+			&cassandra.CassandraGetRangeSlicesArgs{ColumnParent: &cassandra.ColumnParent{ColumnFamily: cf}, Predicate: everything, Range: allRows, ConsistencyLevel: cl},
+			&cassandra.CassandraGetPagedSliceArgs{ColumnFamily: cf, Range: allRows, StartColumn: []byte{}, ConsistencyLevel: cl})
 	}
 	super := &cassandra.ColumnParent{ColumnFamily: "Sup", SuperColumn: []byte{0, 0, 0, 0, 0, 0, 0, 9}}
 	calls = append(calls,
@@ -187,7 +195,10 @@ func TestWireReadsOfAStore(t *testing.T) {
 		&cassandra.CassandraGetRangeSlicesArgs{ColumnParent: &cassandra.ColumnParent{ColumnFamily: "Std"}, Predicate: everything, Range: &cassandra.KeyRange{Count: 10}, ConsistencyLevel: cl},
 		&cassandra.CassandraGetIndexedSlicesArgs{ColumnParent: &cassandra.ColumnParent{ColumnFamily: "Std"},
 			IndexClause:     &cassandra.IndexClause{Expressions: []*cassandra.IndexExpression{}, StartKey: []byte{}, Count: 10},
-			ColumnPredicate: everything, ConsistencyLevel: cl})
+			ColumnPredicate: everything, ConsistencyLevel: cl},
+		&cassandra.CassandraGetPagedSliceArgs{ColumnFamily: "Std", ConsistencyLevel: cl,
+			Range: &cassandra.KeyRange{StartKey: []byte{}, EndKey: []byte{}, Count: 10,
+				RowFilter: []*cassandra.IndexExpression{{ColumnName: []byte("state"), Op: cassandra.IndexOperator_EQ, Value: []byte("NY")}}}})
 
 	ours := readProcessors(withConsistencyLevels(h))
 	generated := cassandra.NewCassandraProcessor(h).ProcessorMap()
@@ -199,6 +210,8 @@ func TestWireReadsOfAStore(t *testing.T) {
 			name = "get_range_slices"
 		case *cassandra.CassandraGetIndexedSlicesArgs:
 			name = "get_indexed_slices"
+		case *cassandra.CassandraGetPagedSliceArgs:
+			name = "get_paged_slice"
 		}
 		encoded := encodedArgs(t, args)
 		want, wantOK, wantErr := processIn(ctx, t, generated[name], encoded, false)
