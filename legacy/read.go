@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/thrift/lib/go/thrift"
 
+	"github.com/thriftbridge/thriftbridge/internal/replywire"
 	"github.com/thriftbridge/thriftbridge/store"
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
@@ -133,6 +134,39 @@ func (h *Handler) readSlice(ctx context.Context, t *store.Table, key []byte, q *
 		return nil, h.storageError(ctx, "get_slice", err)
 	}
 	return blocks.thriftify(t, &res), nil
+}
+
+// multigetSliceWire is MultigetSlice answering its result's success
+// field (wire_replies.go): the rows in the order of their first request,
+// where the generated writer takes a map's order.
+func (h *Handler) multigetSliceWire(ctx context.Context, dst []byte, keys [][]byte, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) ([]byte, error) {
+	t, q, err := h.prepareSlice(ctx, parent, p, cl)
+	if err != nil {
+		return dst, err
+	}
+	for _, k := range keys {
+		if err := validateKey(t, k); err != nil {
+			return dst, err
+		}
+	}
+	field := successField(dst, thrift.MAP)
+	out := replywire.MapBegin(field, thrift.STRING, thrift.LIST, 0)
+	res := h.takeResult()
+	defer h.keepResult(res)
+	seen := make(map[string]struct{}, len(keys))
+	for _, k := range keys {
+		if _, done := seen[string(k)]; done {
+			continue
+		}
+		seen[string(k)] = struct{}{}
+		res.Reset()
+		if err := h.engine.Slice(ctx, t, k, q, res); err != nil {
+			return dst, h.storageError(ctx, "get_slice", err)
+		}
+		out = appendCells(replywire.Binary(out, k), t, res)
+	}
+	replywire.SetMapLength(out[len(field):], len(seen))
+	return out, nil
 }
 
 // MultigetSlice implements multiget_slice: every requested key gets an

@@ -18,9 +18,8 @@ import (
 // about twenty calls through the protocol's interface for each column
 // (22 µs for a reply of 10 rows of 20 columns, against 4.4 µs).
 // read_replies_test.go holds their replies to the generated processor's,
-// byte for byte. get_slice, get_range_slices, get_indexed_slices and
-// get_paged_slice skip the structures too when the handler can
-// (wire_replies.go). Like the generated functions with
+// byte for byte. All but get skip the structures too when the handler
+// can (wire_replies.go). Like the generated functions with
 // thrift.ServerConnectivityCheckInterval at 0 (server.go), and like
 // batch_mutate's, they start no connectivity check.
 
@@ -210,7 +209,7 @@ func readProcessors(h cassandra.Cassandra) map[string]thrift.TProcessorFunction 
 			wire, func(ctx context.Context, w wireAnswerer, a *getSliceArgs, dst []byte) ([]byte, error) {
 				return w.getSliceWire(ctx, dst, a.Key, a.ColumnParent, a.Predicate, a.ConsistencyLevel)
 			}),
-		"multiget_slice": newCallProcessor("multiget_slice",
+		"multiget_slice": newWireProcessor(newCallProcessor("multiget_slice",
 			func(ctx context.Context, a *cassandra.CassandraMultigetSliceArgs) (structWriter, error) {
 				v, err := h.MultigetSlice(ctx, a.Keys, a.ColumnParent, a.Predicate, a.ConsistencyLevel)
 				generated := &cassandra.CassandraMultigetSliceResult{Success: v}
@@ -221,6 +220,9 @@ func readProcessors(h cassandra.Cassandra) map[string]thrift.TProcessorFunction 
 			},
 			func(e declared) structWriter {
 				return &cassandra.CassandraMultigetSliceResult{Ire: e.ire, Ue: e.ue, Te: e.te}
+			}),
+			wire, func(ctx context.Context, w wireAnswerer, a *cassandra.CassandraMultigetSliceArgs, dst []byte) ([]byte, error) {
+				return w.multigetSliceWire(ctx, dst, a.Keys, a.ColumnParent, a.Predicate, a.ConsistencyLevel)
 			}),
 		"get_range_slices": newWireProcessor(newCallProcessor("get_range_slices",
 			func(ctx context.Context, a *cassandra.CassandraGetRangeSlicesArgs) (structWriter, error) {

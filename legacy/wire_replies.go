@@ -16,8 +16,8 @@ import (
 // the generated structures (thriftify), and from them to the frame
 // (replywire). Under get_range_slices of 10 rows of 20 columns, building
 // the structures took a tenth of thriftd's CPU, and collecting them more.
-// The server's processors of get_slice, get_range_slices,
-// get_indexed_slices and get_paged_slice therefore ask the handler for the answer's bytes
+// The server's processors of get_slice, multiget_slice,
+// get_range_slices, get_indexed_slices and get_paged_slice therefore ask the handler for the answer's bytes
 // instead (wireAnswerer), appended to the reply's frame right after the
 // message's header: the handler appends each row as the engine hands it
 // over, the bytes replywire appends for thriftify's structures of it
@@ -32,6 +32,7 @@ type wireAnswerer interface {
 	getRangeSlicesWire(ctx context.Context, dst []byte, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, r *cassandra.KeyRange, cl cassandra.ConsistencyLevel) ([]byte, error)
 	getIndexedSlicesWire(ctx context.Context, dst []byte, parent *cassandra.ColumnParent, clause *cassandra.IndexClause, p *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) ([]byte, error)
 	getPagedSliceWire(ctx context.Context, dst []byte, cf string, r *cassandra.KeyRange, startColumn []byte, cl cassandra.ConsistencyLevel) ([]byte, error)
+	multigetSliceWire(ctx context.Context, dst []byte, keys [][]byte, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) ([]byte, error)
 }
 
 // A read answered on the wire copies the bytes of its result into the
@@ -259,6 +260,18 @@ func (l levelCarrier) getSliceWire(ctx context.Context, dst, key []byte, parent 
 		return dst, err
 	}
 	return replywire.Columns(successField(dst, thrift.LIST), v), err
+}
+
+func (l levelCarrier) multigetSliceWire(ctx context.Context, dst []byte, keys [][]byte, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) ([]byte, error) {
+	ctx = withLevel(ctx, cl)
+	if w, ok := l.Cassandra.(wireAnswerer); ok {
+		return w.multigetSliceWire(ctx, dst, keys, parent, p, cl)
+	}
+	v, err := l.Cassandra.MultigetSlice(ctx, keys, parent, p, cl)
+	if v == nil {
+		return dst, err
+	}
+	return replywire.ColumnsByKey(successField(dst, thrift.MAP), v), err
 }
 
 func (l levelCarrier) getRangeSlicesWire(ctx context.Context, dst []byte, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, r *cassandra.KeyRange, cl cassandra.ConsistencyLevel) ([]byte, error) {

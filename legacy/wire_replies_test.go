@@ -96,7 +96,8 @@ func TestWireCellsAsThriftify(t *testing.T) {
 // TestWireReadsOfAStore answers reads of a real store on the wire, as the
 // server does, and with the generated processor over the handler's
 // structures, and wants the same replies byte for byte (get_slice,
-// get_range_slices, get_indexed_slices, get_paged_slice): standard rows
+// get_range_slices, get_indexed_slices, get_paged_slice; multiget_slice
+// row by row): standard rows
 // with TTLs, empty values and deleted columns, a deleted row, super
 // columns, counters, an index.
 func TestWireReadsOfAStore(t *testing.T) {
@@ -226,13 +227,61 @@ func TestWireReadsOfAStore(t *testing.T) {
 	if answered < len(calls)/2 {
 		t.Fatalf("only %d of %d calls answered more than an empty reply: the data was not written", answered, len(calls))
 	}
+
+	// multiget_slice's rows come in the order of their first request
+	// on the wire, in the map's order from the generated writer: the
+	// replies are compared row by row.
+	keys := [][]byte{[]byte("row06"), []byte("row03"), []byte("nothing"), []byte("row05"), []byte("row06"), []byte("ctr1"), []byte("row07")}
+	var multigets []*cassandra.CassandraMultigetSliceArgs
+	for _, p := range predicates {
+		multigets = append(multigets, &cassandra.CassandraMultigetSliceArgs{Keys: keys, ColumnParent: &cassandra.ColumnParent{ColumnFamily: "Std"}, Predicate: p, ConsistencyLevel: cl})
+	}
+	for _, parent := range []*cassandra.ColumnParent{{ColumnFamily: "Sup"}, {ColumnFamily: "Cnt"}, super, {ColumnFamily: "NoSuchFamily"}} {
+		multigets = append(multigets, &cassandra.CassandraMultigetSliceArgs{Keys: keys, ColumnParent: parent, Predicate: everything, ConsistencyLevel: cl})
+	}
+	multigets = append(multigets, &cassandra.CassandraMultigetSliceArgs{Keys: [][]byte{}, ColumnParent: &cassandra.ColumnParent{ColumnFamily: "Std"}, Predicate: everything, ConsistencyLevel: cl},
+		&cassandra.CassandraMultigetSliceArgs{Keys: [][]byte{[]byte("row01"), {}}, ColumnParent: &cassandra.ColumnParent{ColumnFamily: "Std"}, Predicate: everything, ConsistencyLevel: cl})
+	for i, args := range multigets {
+		encoded := encodedArgs(t, args)
+		want, wantOK, wantErr := processIn(ctx, t, generated["multiget_slice"], encoded, false)
+		got, ok, err := processIn(ctx, t, ours["multiget_slice"], encoded, true)
+		if ok != wantOK || (err == nil) != (wantErr == nil) {
+			t.Errorf("multiget %d: returned %v, %v; the generated processor %v, %v", i, ok, err, wantOK, wantErr)
+		}
+		gotRows, wantRows := multigetRows(t, got), multigetRows(t, want)
+		if fmt.Sprint(gotRows) != fmt.Sprint(wantRows) || (wantRows == nil && !bytes.Equal(got, want)) {
+			t.Errorf("multiget %d, %+v:\n got  %x\n want %x", i, args, got, want)
+		}
+	}
 }
 
-// BenchmarkRangeSlicesAnswer answers get_range_slices of 10 rows of 20
-// columns of 64 bytes from a Badger store, as cmd/thriftbench's range
-// mode asks it, through the server's processor: on the wire, and through
-// the generated structures (a handler that offers no wire answers).
-func BenchmarkRangeSlicesAnswer(b *testing.B) {
+// multigetRows reads a multiget_slice reply: each row's columns by key,
+// appended again by replywire (nil when the reply holds no rows).
+func multigetRows(t *testing.T, reply []byte) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	p := thrift.NewTBinaryProtocolConf(thrift.NewStreamTransportR(bytes.NewReader(reply)), &thrift.TConfiguration{})
+	if _, _, _, err := p.ReadMessageBegin(ctx); err != nil {
+		t.Fatalf("reply %x: %v", reply, err)
+	}
+	var r cassandra.CassandraMultigetSliceResult
+	if err := r.Read(ctx, p); err != nil {
+		t.Fatalf("reply %x: %v", reply, err)
+	}
+	if r.Success == nil {
+		return nil
+	}
+	rows := make(map[string]string, len(r.Success))
+	for k, cs := range r.Success {
+		rows[k] = string(replywire.Columns(nil, cs))
+	}
+	return rows
+}
+
+// benchStore is a handler over a Badger store of 200 rows of 20 columns
+// of 64 bytes in the family Std, and a context whose session uses its
+// keyspace.
+func benchStore(b *testing.B) (*Handler, context.Context) {
 	fb := newFuzzBackend(b, b.TempDir())
 	h := fb.handler
 	ctx := WithSession(context.Background(), NewSession(0, nil))
@@ -252,23 +301,26 @@ func BenchmarkRangeSlicesAnswer(b *testing.B) {
 	if err := h.BatchMutate(ctx, mutations, cassandra.ConsistencyLevel_ONE); err != nil {
 		b.Fatal(err)
 	}
-	args := encodedArgs(b, &cassandra.CassandraGetRangeSlicesArgs{
-		ColumnParent:     &cassandra.ColumnParent{ColumnFamily: "Std"},
-		Predicate:        &cassandra.SlicePredicate{SliceRange: &cassandra.SliceRange{Start: []byte{}, Finish: []byte{}, Count: 20}},
-		Range:            &cassandra.KeyRange{StartKey: []byte{}, EndKey: []byte{}, Count: 10},
-		ConsistencyLevel: cassandra.ConsistencyLevel_ONE,
-	})
+	return h, ctx
+}
+
+// benchAnswers runs the call name with args through the server's
+// processor: on the wire, and through the generated structures (a
+// handler that offers no wire answers). Each reply must hold at least 10
+// rows of 20 columns of 64 bytes.
+func benchAnswers(b *testing.B, ctx context.Context, h *Handler, name string, args thrift.TStruct) {
+	encoded := encodedArgs(b, args)
 	for _, v := range []struct {
 		name   string
 		served cassandra.Cassandra
 	}{{"wire", h}, {"structures", struct{ cassandra.Cassandra }{h}}} {
 		b.Run(v.name, func(b *testing.B) {
-			fn := readProcessors(v.served)["get_range_slices"]
+			fn := readProcessors(v.served)[name]
 			frame := slabprotocol.NewOutFrame()
 			out := slabprotocol.NewAppendProtocol(thrift.NewTBinaryProtocolConf(memoryTransport{out: &frame}, &thrift.TConfiguration{}), &frame)
 			b.ReportAllocs()
 			for b.Loop() {
-				in, _ := frameOver(args)
+				in, _ := frameOver(encoded)
 				frame.Out = frame.Out[:4]
 				if ok, err := fn.Process(ctx, 7, in, out); !ok || err != nil {
 					b.Fatal(ok, err)
@@ -279,4 +331,35 @@ func BenchmarkRangeSlicesAnswer(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkRangeSlicesAnswer answers get_range_slices of 10 rows of 20
+// columns of 64 bytes from a Badger store, as cmd/thriftbench's range
+// mode asks it, through the server's processor: on the wire, and through
+// the generated structures.
+func BenchmarkRangeSlicesAnswer(b *testing.B) {
+	h, ctx := benchStore(b)
+	benchAnswers(b, ctx, h, "get_range_slices", &cassandra.CassandraGetRangeSlicesArgs{
+		ColumnParent:     &cassandra.ColumnParent{ColumnFamily: "Std"},
+		Predicate:        &cassandra.SlicePredicate{SliceRange: &cassandra.SliceRange{Start: []byte{}, Finish: []byte{}, Count: 20}},
+		Range:            &cassandra.KeyRange{StartKey: []byte{}, EndKey: []byte{}, Count: 10},
+		ConsistencyLevel: cassandra.ConsistencyLevel_ONE,
+	})
+}
+
+// BenchmarkMultigetSliceAnswer answers multiget_slice of 10 rows of 20
+// columns of 64 bytes from a Badger store through the server's
+// processor: on the wire, and through the generated structures.
+func BenchmarkMultigetSliceAnswer(b *testing.B) {
+	h, ctx := benchStore(b)
+	keys := make([][]byte, 10)
+	for i := range keys {
+		keys[i] = fmt.Appendf(nil, "p%09d", 10*i)
+	}
+	benchAnswers(b, ctx, h, "multiget_slice", &cassandra.CassandraMultigetSliceArgs{
+		Keys:             keys,
+		ColumnParent:     &cassandra.ColumnParent{ColumnFamily: "Std"},
+		Predicate:        &cassandra.SlicePredicate{SliceRange: &cassandra.SliceRange{Start: []byte{}, Finish: []byte{}, Count: 20}},
+		ConsistencyLevel: cassandra.ConsistencyLevel_ONE,
+	})
 }

@@ -31,6 +31,19 @@ func SetListLength(list []byte, n int) {
 	binary.BigEndian.PutUint32(list[1:5], uint32(n))
 }
 
+// MapBegin appends the header of a map of n entries, of the given key
+// and value types. A map whose length is known only once its entries are
+// appended is begun with 0 and given its length by SetMapLength.
+func MapBegin(dst []byte, key, value thrift.TType, n int) []byte {
+	return binary.BigEndian.AppendUint32(append(dst, byte(key), byte(value)), uint32(n))
+}
+
+// SetMapLength sets the length of the map whose header MapBegin appended
+// at m[0:].
+func SetMapLength(m []byte, n int) {
+	binary.BigEndian.PutUint32(m[2:6], uint32(n))
+}
+
 // list appends a list of structs, each appended by write.
 func list[T any](dst []byte, items []*T, write func([]byte, *T) []byte) []byte {
 	dst = StructList(dst, len(items))
@@ -128,7 +141,7 @@ func KeySlices(dst []byte, ks []*cassandra.KeySlice) []byte {
 // multiget_slice's reply, its entries in the map's order as the
 // generated writer takes them.
 func ColumnsByKey(dst []byte, m map[string][]*cassandra.ColumnOrSuperColumn) []byte {
-	dst = binary.BigEndian.AppendUint32(append(dst, byte(thrift.STRING), byte(thrift.LIST)), uint32(len(m)))
+	dst = MapBegin(dst, thrift.STRING, thrift.LIST, len(m))
 	for k, cs := range m {
 		dst = append(binary.BigEndian.AppendUint32(dst, uint32(len(k))), k...)
 		dst = Columns(dst, cs)
