@@ -97,7 +97,7 @@ func successField(dst []byte, typ thrift.TType) []byte {
 // appendCells appends res as a list<ColumnOrSuperColumn>: what
 // replywire.Columns appends for thriftify(t, res).
 func appendCells(dst []byte, t *store.Table, res *store.SliceResult) []byte {
-	dst = replywire.StructList(dst, res.Len())
+	dst = replywire.ListBegin(dst, thrift.STRUCT, res.Len())
 	if len(res.Supers) > 0 {
 		for i := range res.Supers {
 			sc := &res.Supers[i]
@@ -126,7 +126,7 @@ func appendCells(dst []byte, t *store.Table, res *store.SliceResult) []byte {
 // appendColumnList appends cells as a list<Column>, or as a
 // list<CounterColumn>.
 func appendColumnList(dst []byte, counter bool, cells []store.Cell) []byte {
-	dst = replywire.StructList(dst, len(cells))
+	dst = replywire.ListBegin(dst, thrift.STRUCT, len(cells))
 	for i := range cells {
 		dst = appendColumn(dst, counter, &cells[i])
 	}
@@ -213,7 +213,7 @@ type keySlices struct {
 // newWireKeySlices appends the rows to dst.
 func newWireKeySlices(dst []byte) keySlices {
 	// The list's length is set once every row is in (field).
-	return keySlices{wire: true, out: replywire.StructList(successField(dst, thrift.LIST), 0), start: len(dst)}
+	return keySlices{wire: true, out: replywire.ListBegin(successField(dst, thrift.LIST), thrift.STRUCT, 0), start: len(dst)}
 }
 
 // add adds a row with the cells of res.

@@ -18,14 +18,14 @@ func Binary(dst, v []byte) []byte {
 	return append(binary.BigEndian.AppendUint32(dst, uint32(len(v))), v...)
 }
 
-// StructList appends the header of a list of n structs. A list whose
-// length is known only once its elements are appended is begun with 0
-// and given its length by SetListLength.
-func StructList(dst []byte, n int) []byte {
-	return binary.BigEndian.AppendUint32(append(dst, byte(thrift.STRUCT)), uint32(n))
+// ListBegin appends the header of a list of n elements of type elem. A
+// list whose length is known only once its elements are appended is
+// begun with 0 and given its length by SetListLength.
+func ListBegin(dst []byte, elem thrift.TType, n int) []byte {
+	return binary.BigEndian.AppendUint32(append(dst, byte(elem)), uint32(n))
 }
 
-// SetListLength sets the length of the list whose header StructList
+// SetListLength sets the length of the list whose header ListBegin
 // appended at list[0:].
 func SetListLength(list []byte, n int) {
 	binary.BigEndian.PutUint32(list[1:5], uint32(n))
@@ -46,7 +46,7 @@ func SetMapLength(m []byte, n int) {
 
 // list appends a list of structs, each appended by write.
 func list[T any](dst []byte, items []*T, write func([]byte, *T) []byte) []byte {
-	dst = StructList(dst, len(items))
+	dst = ListBegin(dst, thrift.STRUCT, len(items))
 	for _, it := range items {
 		dst = write(dst, it)
 	}
