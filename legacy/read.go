@@ -80,11 +80,8 @@ type getCall struct {
 
 // GetSlice implements get_slice.
 func (h *Handler) GetSlice(ctx context.Context, key []byte, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) ([]*cassandra.ColumnOrSuperColumn, error) {
-	t, q, err := h.prepareSlice(ctx, parent, p, cl)
+	t, q, err := h.prepareKeysSlice(ctx, [][]byte{key}, parent, p, cl)
 	if err != nil {
-		return nil, err
-	}
-	if err := validateKey(t, key); err != nil {
 		return nil, err
 	}
 	return h.readSlice(ctx, t, key, q, new(replyBlocks))
@@ -93,11 +90,8 @@ func (h *Handler) GetSlice(ctx context.Context, key []byte, parent *cassandra.Co
 // getSliceWire is GetSlice answering its result's success field
 // (wire_replies.go).
 func (h *Handler) getSliceWire(ctx context.Context, dst, key []byte, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) ([]byte, error) {
-	t, q, err := h.prepareSlice(ctx, parent, p, cl)
+	t, q, err := h.prepareKeysSlice(ctx, [][]byte{key}, parent, p, cl)
 	if err != nil {
-		return dst, err
-	}
-	if err := validateKey(t, key); err != nil {
 		return dst, err
 	}
 	res := h.takeResult()
@@ -106,6 +100,21 @@ func (h *Handler) getSliceWire(ctx context.Context, dst, key []byte, parent *cas
 		return dst, h.storageError(ctx, "get_slice", err)
 	}
 	return appendCells(successField(dst, thrift.LIST), t, res), nil
+}
+
+// prepareKeysSlice validates a slice read of the rows keys: what
+// prepareSlice validates, then each key.
+func (h *Handler) prepareKeysSlice(ctx context.Context, keys [][]byte, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) (*store.Table, *store.SliceQuery, error) {
+	t, q, err := h.prepareSlice(ctx, parent, p, cl)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, k := range keys {
+		if err := validateKey(t, k); err != nil {
+			return nil, nil, err
+		}
+	}
+	return t, q, nil
 }
 
 // prepareSlice validates what a slice read needs besides its keys, in
@@ -140,14 +149,9 @@ func (h *Handler) readSlice(ctx context.Context, t *store.Table, key []byte, q *
 // field (wire_replies.go): the rows in the order of their first request,
 // where the generated writer takes a map's order.
 func (h *Handler) multigetSliceWire(ctx context.Context, dst []byte, keys [][]byte, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) ([]byte, error) {
-	t, q, err := h.prepareSlice(ctx, parent, p, cl)
+	t, q, err := h.prepareKeysSlice(ctx, keys, parent, p, cl)
 	if err != nil {
 		return dst, err
-	}
-	for _, k := range keys {
-		if err := validateKey(t, k); err != nil {
-			return dst, err
-		}
 	}
 	field := successField(dst, thrift.MAP)
 	out := replywire.MapBegin(field, thrift.STRING, thrift.LIST, 0)
@@ -172,14 +176,9 @@ func (h *Handler) multigetSliceWire(ctx context.Context, dst []byte, keys [][]by
 // MultigetSlice implements multiget_slice: every requested key gets an
 // entry, empty when the row has nothing.
 func (h *Handler) MultigetSlice(ctx context.Context, keys [][]byte, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) (map[string][]*cassandra.ColumnOrSuperColumn, error) {
-	t, q, err := h.prepareSlice(ctx, parent, p, cl)
+	t, q, err := h.prepareKeysSlice(ctx, keys, parent, p, cl)
 	if err != nil {
 		return nil, err
-	}
-	for _, k := range keys {
-		if err := validateKey(t, k); err != nil {
-			return nil, err
-		}
 	}
 	out := make(map[string][]*cassandra.ColumnOrSuperColumn, len(keys))
 	var blocks replyBlocks
@@ -239,14 +238,9 @@ func (h *Handler) count(ctx context.Context, t *store.Table, key []byte, q *stor
 
 // MultigetCount implements multiget_count: the size of each key's slice.
 func (h *Handler) MultigetCount(ctx context.Context, keys [][]byte, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) (map[string]int32, error) {
-	t, q, err := h.prepareSlice(ctx, parent, p, cl)
+	t, q, err := h.prepareKeysSlice(ctx, keys, parent, p, cl)
 	if err != nil {
 		return nil, err
-	}
-	for _, k := range keys {
-		if err := validateKey(t, k); err != nil {
-			return nil, err
-		}
 	}
 	out := make(map[string]int32, len(keys))
 	var blocks replyBlocks
