@@ -75,6 +75,29 @@ type groupCommitter struct {
 	mu      sync.Mutex
 	queue   []*commitJob
 	leading bool
+	// jobs keeps commitJobs, with their channels, for reuse: a queued
+	// writer's job and channel were a fifth of the bytes thriftd's own
+	// code allocated for a single-column insert. A job is told exactly
+	// one wakeup, which its writer receives before it returns, so a job
+	// given back has nothing pending on its channel.
+	jobs sync.Pool
+}
+
+// takeJob returns a job of rows, with an empty wake channel.
+func (g *groupCommitter) takeJob(ctx context.Context, rows []store.RowMutation, ops int, size int64) *commitJob {
+	j, _ := g.jobs.Get().(*commitJob)
+	if j == nil {
+		j = &commitJob{wake: make(chan wakeup, 1)}
+	}
+	j.ctx, j.rows, j.ops, j.size = ctx, rows, ops, size
+	return j
+}
+
+// keepJob keeps a job whose writer has its wakeup, holding on to no
+// writer's context or rows.
+func (g *groupCommitter) keepJob(j *commitJob) {
+	j.ctx, j.rows, j.err = nil, nil, nil
+	g.jobs.Put(j)
 }
 
 // commitRows applies rows in a transaction shared with the writers queued
@@ -92,18 +115,23 @@ func (e *Engine) commitRows(ctx context.Context, rows []store.RowMutation) error
 		defer e.passLead()
 		return retryWrites(ctx, func() error { return e.applyOnce(rows) })
 	}
-	job := &commitJob{ctx: ctx, rows: rows, ops: ops, size: size, wake: make(chan wakeup, 1)}
+	job := g.takeJob(ctx, rows, ops, size)
 	g.queue = append(g.queue, job)
 	g.mu.Unlock()
 	switch <-job.wake {
 	case committed:
-		return job.err
+		err := job.err
+		g.keepJob(job)
+		return err
 	case applyAlone:
+		g.keepJob(job)
 		return retryWrites(ctx, func() error { return e.applyOnce(rows) })
 	}
 	defer e.passLead() // even when the group's write panics
 	e.commitGroup(job)
-	return job.err
+	err := job.err
+	g.keepJob(job)
+	return err
 }
 
 // passLead ends a leader's turn: the first queued writer leads next.
