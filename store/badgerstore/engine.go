@@ -117,6 +117,9 @@ type Engine struct {
 	cells *cellCache
 	// headers are the rows that may have a header (headers.go).
 	headers headerFilter
+	// readers keeps the readers of one row's reads for reuse
+	// (releaseReader).
+	readers sync.Pool
 
 	stop     chan struct{}
 	dropKick chan struct{}

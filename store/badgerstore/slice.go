@@ -70,14 +70,55 @@ func (e *Engine) newReader(txn *badger.Txn, t *store.Table, key []byte) (*reader
 // newReaderOf is newReader of a row whose prefix the caller made
 // already (rp; nil: the reader makes it from key).
 func (e *Engine) newReaderOf(txn *badger.Txn, t *store.Table, rp, key []byte) (*reader, error) {
-	r := &reader{txn: txn, t: t, now: e.nowSeconds(), headers: &e.headers}
-	r.cellPrefix, r.name = r.prefixRoom[:0], r.nameRoom[:0]
+	r := e.takeReader()
 	if rp != nil {
 		r.rp = append(r.rpBuf[:0], rp...)
-	} else {
+	}
+	return r, e.openReader(r, txn, t, key)
+}
+
+// openReader readies r for a read of the row key of t in txn, whose
+// prefix is r.rp if set (else openReader makes it), and reads the row's
+// deletions.
+func (e *Engine) openReader(r *reader, txn *badger.Txn, t *store.Table, key []byte) error {
+	r.txn, r.t, r.now, r.headers = txn, t, e.nowSeconds(), &e.headers
+	r.cellPrefix, r.name = r.prefixRoom[:0], r.nameRoom[:0]
+	if r.rp == nil {
 		r.rp, _ = e.rowPrefix(r.rpBuf[:0], t, key)
 	}
-	return r, r.loadRow()
+	return r.loadRow()
+}
+
+// Readers of one row's reads are kept for reuse in a sync.Pool: with
+// the rooms that spare a get its allocations, a reader is over a
+// kilobyte, half of what a single-column get allocated, and its value
+// and key buffers were another allocation or two. keptReaderBuffer bounds
+// the buffers a kept reader holds on to.
+const keptReaderBuffer = 4 << 10
+
+// takeReader returns a zero reader, but for the buffers of a reader
+// given back.
+func (e *Engine) takeReader() *reader {
+	if r, ok := e.readers.Get().(*reader); ok {
+		return r
+	}
+	return new(reader)
+}
+
+// releaseReader gives back a reader that is done. Only reads that walk
+// their cells with cursors of their own (no fwd) give theirs back: each
+// such cursor is closed when its walk ends, and nothing a read answered
+// points into its reader (keepCell copies).
+func (e *Engine) releaseReader(r *reader) {
+	val, buf := r.val[:0], r.buf[:0]
+	*r = reader{}
+	if cap(val) <= keptReaderBuffer {
+		r.val = val
+	}
+	if cap(buf) <= keptReaderBuffer {
+		r.buf = buf
+	}
+	e.readers.Put(r)
 }
 
 // loadRow reads the row's deletions: its header and range tombstones.
@@ -158,27 +199,24 @@ func (e *Engine) Slice(ctx context.Context, t *store.Table, key []byte, q *store
 	// A read of a standard row takes its cell cache ticket before its
 	// snapshot (cell_cache.go), and is answered from the row's image
 	// when the cache has one (row_image.go).
-	var ticket cellTicket
-	var rpBuf [64]byte
-	var rp []byte
+	r := e.takeReader()
+	defer e.releaseReader(r)
 	if e.cells != nil && q.Super == nil && cacheableCells(t) {
-		rp, _ = e.rowPrefix(rpBuf[:0], t, key)
-		ticket = e.cells.ticket(rp)
-		if done, err := e.sliceFromImage(t, rp, &ticket, q, out); done {
+		r.rp, _ = e.rowPrefix(r.rpBuf[:0], t, key)
+		r.ticket = e.cells.ticket(r.rp)
+		if done, err := e.sliceFromImage(t, r.rp, &r.ticket, q, out); done {
 			return err
 		}
 	}
 	snap := e.acquireRead()
 	defer e.releaseRead(snap)
-	r, err := e.newReaderOf(snap.txn, t, rp, key)
-	if err != nil {
+	if err := e.openReader(r, snap.txn, t, key); err != nil {
 		return err
 	}
-	r.ticket = ticket
 	switch {
 	case len(q.Names) == 1:
 		r.cells = e.cells
-	case ticket.ok && takesImage(t, q):
+	case r.ticket.ok && takesImage(t, q):
 		r.images = e.cells
 		return r.sliceTakingImage(q, out)
 	}
