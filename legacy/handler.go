@@ -3,6 +3,7 @@ package legacy
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/thriftbridge/thriftbridge/store"
@@ -49,6 +50,8 @@ type Handler struct {
 	// freeResults keeps the results of the reads answered on the wire
 	// for reuse (wire_replies.go).
 	freeResults chan *store.SliceResult
+	// rowWrites keeps the batches of single-column writes (applyRow).
+	rowWrites sync.Pool
 }
 
 var _ cassandra.Cassandra = (*Handler)(nil)

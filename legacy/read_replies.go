@@ -3,6 +3,7 @@ package legacy
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"github.com/apache/thrift/lib/go/thrift"
 
@@ -163,20 +164,47 @@ type callProcessor[A any, P argsOf[A]] struct {
 	name   string
 	call   func(context.Context, P) (structWriter, error)
 	failed func(declared) structWriter
+	// free keeps argument structs for reuse (takeArgs).
+	free *sync.Pool
 }
 
 func newCallProcessor[A any, P argsOf[A]](name string, call func(context.Context, P) (structWriter, error), failed func(declared) structWriter) callProcessor[A, P] {
-	return callProcessor[A, P]{name: name, call: call, failed: failed}
+	return callProcessor[A, P]{name: name, call: call, failed: failed, free: &sync.Pool{}}
+}
+
+// takeArgs returns zeroed arguments. They come from a sync.Pool: a call's
+// arguments with the places of their parts are one allocation of up to
+// a few hundred bytes, a quarter of what a single-column insert allocated
+// in thriftd's own code. The collector empties the pool now and then,
+// which costs one allocation a connection after it.
+func (p callProcessor[A, P]) takeArgs() P {
+	if a, ok := p.free.Get().(P); ok {
+		return a
+	}
+	return P(new(A))
+}
+
+// keepArgs keeps the arguments of a call that is over for another,
+// zeroed, so that the pool holds on to no request's bytes. Only a call
+// that did not fail gives its arguments back: a handler that gave up on
+// a call (a timeout) may have left work that still holds them.
+func (p callProcessor[A, P]) keepArgs(a P) {
+	*a = *new(A)
+	p.free.Put(a)
 }
 
 // Process implements thrift.TProcessorFunction.
 func (p callProcessor[A, P]) Process(ctx context.Context, seqID int32, in, out thrift.TProtocol) (bool, thrift.TException) {
-	args := P(new(A))
+	args := p.takeArgs()
 	if ok, err := readArgs(ctx, p.name, seqID, args, in, out); !ok {
 		return false, err
 	}
 	success, err := p.call(ctx, args)
-	return answer(ctx, out, p.name, seqID, err, success, p.failed)
+	ok, exc := answer(ctx, out, p.name, seqID, err, success, p.failed)
+	if err == nil {
+		p.keepArgs(args)
+	}
+	return ok, exc
 }
 
 // readProcessors are the processor functions of the reads of many

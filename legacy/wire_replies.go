@@ -173,7 +173,7 @@ func (p wireProcessor[A, P]) Process(ctx context.Context, seqID int32, in, out t
 	if p.answerer == nil || !appends {
 		return p.callProcessor.Process(ctx, seqID, in, out)
 	}
-	args := P(new(A))
+	args := p.takeArgs()
 	if ok, err := readArgs(ctx, p.name, seqID, args, in, out); !ok {
 		return false, err
 	}
@@ -187,6 +187,7 @@ func (p wireProcessor[A, P]) Process(ctx context.Context, seqID int32, in, out t
 		f.Out = f.Out[:mark]
 		return answer(ctx, out, p.name, seqID, err, nil, p.failed)
 	}
+	p.keepArgs(args)
 	f.Out = append(body, thrift.STOP)
 	if err := out.WriteMessageEnd(ctx); err != nil {
 		return false, thrift.WrapTException(err)

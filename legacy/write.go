@@ -91,12 +91,24 @@ type rowWrite struct {
 	ops   [1]store.Op
 }
 
-// applyRow applies one operation to the row key of t.
+// applyRow applies one operation to the row key of t. Its batch comes
+// from a sync.Pool (the struct is a few hundred bytes a call), and goes
+// back to it, cleared, once the engine is done with it: after a write
+// that did not fail, as with batch_mutate's operations.
 func (h *Handler) applyRow(ctx context.Context, op string, t *store.Table, key []byte, o store.Op) error {
-	w := &rowWrite{ops: [1]store.Op{o}}
+	w, _ := h.rowWrites.Get().(*rowWrite)
+	if w == nil {
+		w = new(rowWrite)
+	}
+	w.ops[0] = o
 	w.rows[0] = store.RowMutation{Table: t, Key: key, Ops: w.ops[:]}
 	w.batch.Rows = w.rows[:]
-	return h.apply(ctx, op, &w.batch)
+	if err := h.apply(ctx, op, &w.batch); err != nil {
+		return err
+	}
+	*w = rowWrite{}
+	h.rowWrites.Put(w)
+	return nil
 }
 
 // Remove implements remove: a column, a super column or a whole row.
