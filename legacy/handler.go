@@ -50,8 +50,9 @@ type Handler struct {
 	// freeResults keeps the results of the reads answered on the wire
 	// for reuse (wire_replies.go).
 	freeResults chan *store.SliceResult
-	// rowWrites keeps the batches of single-column writes (applyRow).
-	rowWrites sync.Pool
+	// rowWrites keeps the batches of single-column writes (applyRow),
+	// getCalls the calls of gets answered on the wire (getWire).
+	rowWrites, getCalls sync.Pool
 }
 
 var _ cassandra.Cassandra = (*Handler)(nil)

@@ -28,6 +28,51 @@ func sliceQuery(t *store.Table, parent *cassandra.ColumnParent, p *cassandra.Sli
 
 // Get implements get: one column, one super column, or NotFoundException.
 func (h *Handler) Get(ctx context.Context, key []byte, path *cassandra.ColumnPath, cl cassandra.ConsistencyLevel) (*cassandra.ColumnOrSuperColumn, error) {
+	// The query, its name and its result in one allocation, which the
+	// answer's structures keep.
+	call := new(getCall)
+	t, err := h.get(ctx, call, key, path, cl)
+	if err != nil {
+		return nil, err
+	}
+	res := &call.res
+	if res.Len() == 0 {
+		return nil, &cassandra.NotFoundException{}
+	}
+	if len(res.Cells) == 1 && !t.Counter {
+		return oneColumn(&res.Cells[0]), nil
+	}
+	return new(replyBlocks).thriftify(t, res)[0], nil
+}
+
+// getWire is Get answering its result's success field (wire_replies.go).
+// Its call comes from a pool, and goes back to it once the engine is
+// done with it: after a read that did not fail, as a batch's operations
+// do (write.go).
+func (h *Handler) getWire(ctx context.Context, dst, key []byte, path *cassandra.ColumnPath, cl cassandra.ConsistencyLevel) ([]byte, error) {
+	call, _ := h.getCalls.Get().(*getCall)
+	if call == nil {
+		call = new(getCall)
+	}
+	t, err := h.get(ctx, call, key, path, cl)
+	if err != nil {
+		return dst, err
+	}
+	found := call.res.Len() > 0
+	if found {
+		dst = appendCellOrSuper(successField(dst, thrift.STRUCT), t, &call.res, 0)
+	}
+	*call = getCall{}
+	h.getCalls.Put(call)
+	if !found {
+		return dst, &cassandra.NotFoundException{}
+	}
+	return dst, nil
+}
+
+// get validates a get and reads what it names into call, which must be
+// zero.
+func (h *Handler) get(ctx context.Context, call *getCall, key []byte, path *cassandra.ColumnPath, cl cassandra.ConsistencyLevel) (*store.Table, error) {
 	t, err := h.tableAccess(ctx, path.ColumnFamily, ActionSelect)
 	if err != nil {
 		return nil, err
@@ -41,8 +86,7 @@ func (h *Handler) Get(ctx context.Context, key []byte, path *cassandra.ColumnPat
 	if err := validateKey(t, key); err != nil {
 		return nil, err
 	}
-	// The query, its name and its result in one allocation.
-	call := &getCall{q: store.SliceQuery{Count: 1}}
+	call.q.Count = 1
 	call.res.UseRoom(call.cells[:], call.bytes[:])
 	q := &call.q
 	switch {
@@ -55,17 +99,10 @@ func (h *Handler) Get(ctx context.Context, key []byte, path *cassandra.ColumnPat
 		call.names[0] = path.Column
 	}
 	q.Names = call.names[:]
-	res := &call.res
-	if err := h.engine.Slice(ctx, t, key, q, res); err != nil {
+	if err := h.engine.Slice(ctx, t, key, q, &call.res); err != nil {
 		return nil, h.storageError(ctx, "get", err)
 	}
-	if res.Len() == 0 {
-		return nil, &cassandra.NotFoundException{}
-	}
-	if len(res.Cells) == 1 && !t.Counter {
-		return oneColumn(&res.Cells[0]), nil
-	}
-	return new(replyBlocks).thriftify(t, res)[0], nil
+	return t, nil
 }
 
 // getCall is what a get needs besides its answer, and the first room of

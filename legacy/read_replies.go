@@ -212,7 +212,7 @@ func (p callProcessor[A, P]) Process(ctx context.Context, seqID int32, in, out t
 func readProcessors(h cassandra.Cassandra) map[string]thrift.TProcessorFunction {
 	wire, _ := h.(wireAnswerer)
 	return map[string]thrift.TProcessorFunction{
-		"get": newCallProcessor("get",
+		"get": newWireProcessor(newCallProcessor("get",
 			func(ctx context.Context, a *getArgs) (structWriter, error) {
 				v, err := h.Get(ctx, a.Key, a.ColumnPath, a.ConsistencyLevel)
 				if v == nil {
@@ -225,6 +225,9 @@ func readProcessors(h cassandra.Cassandra) map[string]thrift.TProcessorFunction 
 			},
 			func(e declared) structWriter {
 				return &cassandra.CassandraGetResult{Ire: e.ire, Nfe: e.nfe, Ue: e.ue, Te: e.te}
+			}),
+			wire, func(ctx context.Context, w wireAnswerer, a *getArgs, dst []byte) ([]byte, error) {
+				return w.getWire(ctx, dst, a.Key, a.ColumnPath, a.ConsistencyLevel)
 			}),
 		"get_slice": newWireProcessor(newCallProcessor("get_slice",
 			func(ctx context.Context, a *getSliceArgs) (structWriter, error) {

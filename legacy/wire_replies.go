@@ -16,7 +16,7 @@ import (
 // the generated structures (thriftify), and from them to the frame
 // (replywire). Under get_range_slices of 10 rows of 20 columns, building
 // the structures took a tenth of thriftd's CPU, and collecting them more.
-// The server's processors of get_slice, multiget_slice,
+// The server's processors of get, get_slice, multiget_slice,
 // get_range_slices, get_indexed_slices and get_paged_slice therefore ask the handler for the answer's bytes
 // instead (wireAnswerer), appended to the reply's frame right after the
 // message's header: the handler appends each row as the engine hands it
@@ -28,6 +28,7 @@ import (
 // wireAnswerer answers reads with the success field of their result,
 // appended in the binary protocol: the field's header, then its value.
 type wireAnswerer interface {
+	getWire(ctx context.Context, dst, key []byte, path *cassandra.ColumnPath, cl cassandra.ConsistencyLevel) ([]byte, error)
 	getSliceWire(ctx context.Context, dst, key []byte, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) ([]byte, error)
 	getRangeSlicesWire(ctx context.Context, dst []byte, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, r *cassandra.KeyRange, cl cassandra.ConsistencyLevel) ([]byte, error)
 	getIndexedSlicesWire(ctx context.Context, dst []byte, parent *cassandra.ColumnParent, clause *cassandra.IndexClause, p *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) ([]byte, error)
@@ -97,30 +98,35 @@ func successField(dst []byte, typ thrift.TType) []byte {
 // appendCells appends res as a list<ColumnOrSuperColumn>: what
 // replywire.Columns appends for thriftify(t, res).
 func appendCells(dst []byte, t *store.Table, res *store.SliceResult) []byte {
-	dst = replywire.ListBegin(dst, thrift.STRUCT, res.Len())
+	n := res.Len()
+	dst = replywire.ListBegin(dst, thrift.STRUCT, n)
+	for i := range n {
+		dst = appendCellOrSuper(dst, t, res, i)
+	}
+	return dst
+}
+
+// appendCellOrSuper appends the i-th cell of res, or its i-th super
+// column when it has them, as a ColumnOrSuperColumn: what
+// replywire.ColumnOrSuperColumn appends for thriftify(t, res)[i].
+func appendCellOrSuper(dst []byte, t *store.Table, res *store.SliceResult, i int) []byte {
 	if len(res.Supers) > 0 {
-		for i := range res.Supers {
-			sc := &res.Supers[i]
-			id := int16(2) // super_column
-			if t.Counter {
-				id = 4 // counter_super_column
-			}
-			dst = replywire.Field(dst, thrift.STRUCT, id)
-			dst = replywire.Binary(replywire.Field(dst, thrift.STRING, 1), sc.Name)
-			dst = appendColumnList(replywire.Field(dst, thrift.LIST, 2), t.Counter, sc.Cells)
-			dst = append(dst, thrift.STOP, thrift.STOP)
+		sc := &res.Supers[i]
+		id := int16(2) // super_column
+		if t.Counter {
+			id = 4 // counter_super_column
 		}
-		return dst
+		dst = replywire.Field(dst, thrift.STRUCT, id)
+		dst = replywire.Binary(replywire.Field(dst, thrift.STRING, 1), sc.Name)
+		dst = appendColumnList(replywire.Field(dst, thrift.LIST, 2), t.Counter, sc.Cells)
+		return append(dst, thrift.STOP, thrift.STOP)
 	}
 	id := int16(1) // column
 	if t.Counter {
 		id = 3 // counter_column
 	}
-	for i := range res.Cells {
-		dst = appendColumn(replywire.Field(dst, thrift.STRUCT, id), t.Counter, &res.Cells[i])
-		dst = append(dst, thrift.STOP)
-	}
-	return dst
+	dst = appendColumn(replywire.Field(dst, thrift.STRUCT, id), t.Counter, &res.Cells[i])
+	return append(dst, thrift.STOP)
 }
 
 // appendColumnList appends cells as a list<Column>, or as a
@@ -250,6 +256,18 @@ func (k *keySlices) field() []byte {
 // The level carrier answers with the success fields of the handler it
 // wraps, or, from a handler that answers only with structures, with
 // theirs appended.
+
+func (l levelCarrier) getWire(ctx context.Context, dst, key []byte, path *cassandra.ColumnPath, cl cassandra.ConsistencyLevel) ([]byte, error) {
+	ctx = withLevel(ctx, cl)
+	if w, ok := l.Cassandra.(wireAnswerer); ok {
+		return w.getWire(ctx, dst, key, path, cl)
+	}
+	v, err := l.Cassandra.Get(ctx, key, path, cl)
+	if v == nil {
+		return dst, err
+	}
+	return replywire.ColumnOrSuperColumn(successField(dst, thrift.STRUCT), v), err
+}
 
 func (l levelCarrier) getSliceWire(ctx context.Context, dst, key []byte, parent *cassandra.ColumnParent, p *cassandra.SlicePredicate, cl cassandra.ConsistencyLevel) ([]byte, error) {
 	ctx = withLevel(ctx, cl)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/apache/thrift/lib/go/thrift"
@@ -95,7 +96,7 @@ func TestWireCellsAsThriftify(t *testing.T) {
 
 // TestWireReadsOfAStore answers reads of a real store on the wire, as the
 // server does, and with the generated processor over the handler's
-// structures, and wants the same replies byte for byte (get_slice,
+// structures, and wants the same replies byte for byte (get, get_slice,
 // get_range_slices, get_indexed_slices, get_paged_slice; multiget_slice
 // row by row): standard rows
 // with TTLs, empty values and deleted columns, a deleted row, super
@@ -126,6 +127,10 @@ func TestWireReadsOfAStore(t *testing.T) {
 			ms = append(ms, column(fmt.Sprintf("c%d", j), fmt.Sprintf("v%d-%d", i, j), t))
 		}
 		ms = append(ms, column("empty", "", nil), column("state", []string{"CA", "NY", "TX"}[i%3], nil))
+		if i%5 == 1 {
+			// Longer than the first room of a get's result.
+			ms = append(ms, column("long", strings.Repeat(key, 60), nil))
+		}
 		sub := []*cassandra.Column{{Name: []byte("a"), Value: []byte("x"), Timestamp: &ts}, {Name: []byte("b"), Value: []byte{}, Timestamp: &ts, TTL: &ttl}}
 		name := []byte{0, 0, 0, 0, 0, 0, 0, byte(i)}
 		mutations[key] = map[string][]*cassandra.Mutation{
@@ -201,12 +206,36 @@ func TestWireReadsOfAStore(t *testing.T) {
 			Range: &cassandra.KeyRange{StartKey: []byte{}, EndKey: []byte{}, Count: 10,
 				RowFilter: []*cassandra.IndexExpression{{ColumnName: []byte("state"), Op: cassandra.IndexOperator_EQ, Value: []byte("NY")}}}})
 
+	// Gets, twice over in turns, so that the second of each reuses what
+	// another get gave back, and may be answered from the cell cache.
+	var gets []thrift.TStruct
+	for _, key := range []string{"row06", "row03", "row05", "row11", "nothing"} {
+		for _, column := range []string{"c0", "c1", "empty", "long", "missing"} {
+			gets = append(gets, &cassandra.CassandraGetArgs{Key: []byte(key), ColumnPath: &cassandra.ColumnPath{ColumnFamily: "Std", Column: []byte(column)}, ConsistencyLevel: cl})
+		}
+	}
+	for _, key := range []string{"row07", "row08"} {
+		name := []byte{0, 0, 0, 0, 0, 0, 0, 7}
+		gets = append(gets,
+			&cassandra.CassandraGetArgs{Key: []byte(key), ColumnPath: &cassandra.ColumnPath{ColumnFamily: "Sup", SuperColumn: name}, ConsistencyLevel: cl},
+			&cassandra.CassandraGetArgs{Key: []byte(key), ColumnPath: &cassandra.ColumnPath{ColumnFamily: "Sup", SuperColumn: name, Column: []byte("b")}, ConsistencyLevel: cl})
+	}
+	gets = append(gets,
+		&cassandra.CassandraGetArgs{Key: []byte("ctr1"), ColumnPath: &cassandra.ColumnPath{ColumnFamily: "Cnt", Column: []byte("n1")}, ConsistencyLevel: cl},
+		&cassandra.CassandraGetArgs{Key: []byte("ctr1"), ColumnPath: &cassandra.ColumnPath{ColumnFamily: "Cnt", Column: []byte("n9")}, ConsistencyLevel: cl},
+		&cassandra.CassandraGetArgs{Key: []byte("row01"), ColumnPath: &cassandra.ColumnPath{ColumnFamily: "NoSuchFamily", Column: []byte("c0")}, ConsistencyLevel: cl},
+		&cassandra.CassandraGetArgs{Key: []byte{}, ColumnPath: &cassandra.ColumnPath{ColumnFamily: "Std", Column: []byte("c0")}, ConsistencyLevel: cl})
+	calls = append(calls, gets...)
+	calls = append(calls, gets...)
+
 	ours := readProcessors(withConsistencyLevels(h))
 	generated := cassandra.NewCassandraProcessor(h).ProcessorMap()
-	answered := 0
+	answered, found := 0, 0
 	for i, args := range calls {
 		name := "get_slice"
 		switch args.(type) {
+		case *cassandra.CassandraGetArgs:
+			name = "get"
 		case *cassandra.CassandraGetRangeSlicesArgs:
 			name = "get_range_slices"
 		case *cassandra.CassandraGetIndexedSlicesArgs:
@@ -220,12 +249,19 @@ func TestWireReadsOfAStore(t *testing.T) {
 		if !bytes.Equal(got, want) || ok != wantOK || (err == nil) != (wantErr == nil) {
 			t.Errorf("call %d, %s %+v:\n got  %x, %v, %v\n want %x, %v, %v", i, name, args, got, ok, err, want, wantOK, wantErr)
 		}
-		if len(want) > 64 {
+		if name == "get" {
+			if getFound(t, want) {
+				found++
+			}
+		} else if len(want) > 64 {
 			answered++
 		}
 	}
-	if answered < len(calls)/2 {
-		t.Fatalf("only %d of %d calls answered more than an empty reply: the data was not written", answered, len(calls))
+	if answered < (len(calls)-2*len(gets))/2 {
+		t.Fatalf("only %d of %d calls answered more than an empty reply: the data was not written", answered, len(calls)-2*len(gets))
+	}
+	if found < len(gets)/2 {
+		t.Fatalf("only %d of %d gets found their column", found, 2*len(gets))
 	}
 
 	// multiget_slice's rows come in the order of their first request
@@ -253,6 +289,21 @@ func TestWireReadsOfAStore(t *testing.T) {
 			t.Errorf("multiget %d, %+v:\n got  %x\n want %x", i, args, got, want)
 		}
 	}
+}
+
+// getFound reads a get reply and reports whether it holds a column.
+func getFound(t *testing.T, reply []byte) bool {
+	t.Helper()
+	ctx := context.Background()
+	p := thrift.NewTBinaryProtocolConf(thrift.NewStreamTransportR(bytes.NewReader(reply)), &thrift.TConfiguration{})
+	if _, _, _, err := p.ReadMessageBegin(ctx); err != nil {
+		t.Fatalf("reply %x: %v", reply, err)
+	}
+	var r cassandra.CassandraGetResult
+	if err := r.Read(ctx, p); err != nil {
+		t.Fatalf("reply %x: %v", reply, err)
+	}
+	return r.Success != nil
 }
 
 // multigetRows reads a multiget_slice reply: each row's columns by key,
@@ -306,9 +357,9 @@ func benchStore(b *testing.B) (*Handler, context.Context) {
 
 // benchAnswers runs the call name with args through the server's
 // processor: on the wire, and through the generated structures (a
-// handler that offers no wire answers). Each reply must hold at least 10
-// rows of 20 columns of 64 bytes.
-func benchAnswers(b *testing.B, ctx context.Context, h *Handler, name string, args thrift.TStruct) {
+// handler that offers no wire answers). Each reply must hold at least
+// minReply bytes.
+func benchAnswers(b *testing.B, ctx context.Context, h *Handler, name string, args thrift.TStruct, minReply int) {
 	encoded := encodedArgs(b, args)
 	for _, v := range []struct {
 		name   string
@@ -326,8 +377,8 @@ func benchAnswers(b *testing.B, ctx context.Context, h *Handler, name string, ar
 					b.Fatal(ok, err)
 				}
 			}
-			if len(frame.Out) < 10*20*64 {
-				b.Fatalf("reply of %d bytes: not the 10 rows", len(frame.Out))
+			if len(frame.Out) < minReply {
+				b.Fatalf("reply of %d bytes: not what was asked for", len(frame.Out))
 			}
 		})
 	}
@@ -344,7 +395,7 @@ func BenchmarkRangeSlicesAnswer(b *testing.B) {
 		Predicate:        &cassandra.SlicePredicate{SliceRange: &cassandra.SliceRange{Start: []byte{}, Finish: []byte{}, Count: 20}},
 		Range:            &cassandra.KeyRange{StartKey: []byte{}, EndKey: []byte{}, Count: 10},
 		ConsistencyLevel: cassandra.ConsistencyLevel_ONE,
-	})
+	}, 10*20*64)
 }
 
 // BenchmarkMultigetSliceAnswer answers multiget_slice of 10 rows of 20
@@ -361,5 +412,17 @@ func BenchmarkMultigetSliceAnswer(b *testing.B) {
 		ColumnParent:     &cassandra.ColumnParent{ColumnFamily: "Std"},
 		Predicate:        &cassandra.SlicePredicate{SliceRange: &cassandra.SliceRange{Start: []byte{}, Finish: []byte{}, Count: 20}},
 		ConsistencyLevel: cassandra.ConsistencyLevel_ONE,
-	})
+	}, 10*20*64)
+}
+
+// BenchmarkGetAnswer answers get of one column of 64 bytes from a Badger
+// store (from the cell cache after the first call) through the server's
+// processor: on the wire, and through the generated structures.
+func BenchmarkGetAnswer(b *testing.B) {
+	h, ctx := benchStore(b)
+	benchAnswers(b, ctx, h, "get", &cassandra.CassandraGetArgs{
+		Key:              []byte("p000000042"),
+		ColumnPath:       &cassandra.ColumnPath{ColumnFamily: "Std", Column: []byte("c00007")},
+		ConsistencyLevel: cassandra.ConsistencyLevel_ONE,
+	}, 64)
 }
