@@ -109,7 +109,8 @@ func (frameReadTransport) IsOpen() bool                { return true }
 func (frameReadTransport) Write([]byte) (int, error)   { return 0, io.ErrClosedPipe }
 func (frameReadTransport) Flush(context.Context) error { return nil }
 
-// frameSameAsGenerated decodes data as the server does, from its frame:
+// frameSameAsGenerated decodes data as the server does, from its frame,
+// with a decoder that read a super batch before and was kept for reuse:
 // the result must be the generated reader's, and where readFrame reads
 // the arguments itself, it must leave the frame where reading them
 // through the protocol does. It reports whether readFrame read them.
@@ -118,8 +119,12 @@ func frameSameAsGenerated(t *testing.T, data []byte) bool {
 	var want cassandra.CassandraBatchMutateArgs
 	wantErr := want.Read(ctx, binaryOver(data))
 
-	in, frame := frameOver(data)
 	var d batchDecoder
+	before, _ := frameOver(superBatchArgs(t))
+	if _, _, err := d.readBatchArgs(ctx, before); err != nil || !d.reuse() {
+		t.Fatalf("a super batch: %v, or its decoder is not kept", err)
+	}
+	in, frame := frameOver(data)
 	got, level, err := d.readBatchArgs(ctx, in)
 	switch {
 	case (wantErr == nil) != (err == nil):
@@ -188,6 +193,32 @@ func TestBatchesOfColumnsAreReadFromTheFrame(t *testing.T) {
 	// leaves them.
 	if !frameSameAsGenerated(t, append(superBatchArgs(t), 0xde, 0xad)) {
 		t.Error("arguments followed by other bytes were not read from the frame")
+	}
+}
+
+// A decoder kept for reuse reads each batch as a new one does, whatever
+// it read before: the seeds (columns with and without TTLs, super
+// columns, deletions, counters) and a super batch, over and over.
+func TestBatchDecoderReused(t *testing.T) {
+	ctx := context.Background()
+	inputs := append(batchArgsSeeds(t), superBatchArgs(t))
+	var d batchDecoder
+	for round := range 3 {
+		for i := range inputs {
+			data := inputs[(i*(round+1))%len(inputs)]
+			var want cassandra.CassandraBatchMutateArgs
+			if err := want.Read(ctx, binaryOver(data)); err != nil {
+				t.Fatal(err)
+			}
+			in, _ := frameOver(data)
+			got, _, err := d.readBatchArgs(ctx, in)
+			if err != nil || !reflect.DeepEqual(got, want.MutationMap) {
+				t.Fatalf("round %d, input %d: %v\n%v\nthe generated reader\n%v", round, i, err, got, want.MutationMap)
+			}
+			if !d.reuse() {
+				t.Fatal("a small decoder is not kept")
+			}
+		}
 	}
 }
 
@@ -276,4 +307,18 @@ func BenchmarkBatchDecode(b *testing.B) {
 			}
 		})
 	}
+	// As the server reads batches: from the frame, with a decoder kept
+	// for reuse.
+	b.Run("frame-reused", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		var d batchDecoder
+		for b.Loop() {
+			frame.Buf, frame.Pos = data, 0
+			if _, _, err := d.readBatchArgs(ctx, in); err != nil {
+				b.Fatal(err)
+			}
+			d.reuse()
+		}
+	})
 }

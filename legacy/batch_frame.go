@@ -57,7 +57,8 @@ func frameUnder(in thrift.TProtocol) *slabprotocol.FrameProtocol {
 // over maxSize are refused by the protocol, so readFrame leaves them to
 // it.
 func (d *batchDecoder) readFrame(frame *slabprotocol.Frame, maxSize int32) (map[string]map[string][]*cassandra.Mutation, cassandra.ConsistencyLevel, bool) {
-	w := newWireReader(frame, maxSize)
+	w := newWireReader(frame, maxSize, d.fields)
+	d.fields = w.fields
 	var mutations map[string]map[string][]*cassandra.Mutation
 	level := cassandra.ConsistencyLevel(0)
 	var hasMap, hasLevel bool
@@ -194,11 +195,15 @@ type wireReader struct {
 
 // newWireReader reads frame's unread bytes; sizes over maxSize are
 // refused, as the protocol refuses them. The binary fields it reads are
-// copied together into one allocation of their own, the frame's buffer
-// being the next request's.
-func newWireReader(frame *slabprotocol.Frame, maxSize int32) wireReader {
+// copied together into room if it can hold all of the frame's unread
+// bytes, else into one allocation of their own: the frame's buffer is
+// the next request's.
+func newWireReader(frame *slabprotocol.Frame, maxSize int32, room []byte) wireReader {
 	buf := frame.Buf[frame.Pos:]
-	return wireReader{buf: buf, max: maxSize, fields: make([]byte, 0, len(buf))}
+	if cap(room) < len(buf) {
+		room = make([]byte, 0, len(buf))
+	}
+	return wireReader{buf: buf, max: maxSize, fields: room[:0]}
 }
 
 // done moves frame past what was read and reports true, unless a read

@@ -13,12 +13,23 @@ package legacy
 type block[T any] struct {
 	free []T
 	size int // of the last block made
+	last []T // the last block made, whole
+}
+
+// reuse makes the last block made free again, cleared, for the next
+// request: a block user that is done with every structure it handed out
+// (a batchDecoder kept for another call) allocates nothing while its
+// requests fit in it.
+func (b *block[T]) reuse() {
+	clear(b.last[:len(b.last)-len(b.free)])
+	b.free = b.last
 }
 
 func (b *block[T]) one() *T {
 	if len(b.free) == 0 {
 		b.size = min(max(2*b.size, 8), 128)
 		b.free = make([]T, b.size)
+		b.last = b.free
 	}
 	p := &b.free[0]
 	b.free = b.free[1:]
@@ -45,6 +56,7 @@ func (b *block[T]) run(n int) []T {
 	if len(b.free) < n {
 		b.size = max(n, min(max(2*b.size, 8), 1024))
 		b.free = make([]T, b.size)
+		b.last = b.free
 	}
 	out := b.free[:n:n]
 	b.free = b.free[n:]

@@ -46,7 +46,7 @@ func (a *getArgs) Read(ctx context.Context, in thrift.TProtocol) error {
 // readFrame reads key, column_path and consistency_level, in that order,
 // or reports that it cannot and leaves the frame as it was.
 func (a *getArgs) readFrame(frame *slabprotocol.Frame, maxSize int32) bool {
-	w := newWireReader(frame, maxSize)
+	w := newWireReader(frame, maxSize, nil)
 	a.Key = w.keyField()
 	if w.expect(thrift.STRUCT, 2) {
 		w.columnPath(&a.path)
@@ -73,7 +73,7 @@ func (a *getSliceArgs) Read(ctx context.Context, in thrift.TProtocol) error {
 // readFrame reads key, column_parent, predicate and consistency_level, in
 // that order, or reports that it cannot and leaves the frame as it was.
 func (a *getSliceArgs) readFrame(frame *slabprotocol.Frame, maxSize int32) bool {
-	w := newWireReader(frame, maxSize)
+	w := newWireReader(frame, maxSize, nil)
 	a.Key, a.ColumnParent = w.keyAndParent(&a.parent)
 	if w.expect(thrift.STRUCT, 3) {
 		w.slicePredicate(&a.predicate, &a.sliceRange)
@@ -103,7 +103,7 @@ func (a *insertArgs) Read(ctx context.Context, in thrift.TProtocol) error {
 // readFrame reads key, column_parent, column and consistency_level, in
 // that order, or reports that it cannot and leaves the frame as it was.
 func (a *insertArgs) readFrame(frame *slabprotocol.Frame, maxSize int32) bool {
-	w := newWireReader(frame, maxSize)
+	w := newWireReader(frame, maxSize, nil)
 	a.Key, a.ColumnParent = w.keyAndParent(&a.parent)
 	if w.expect(thrift.STRUCT, 3) {
 		a.column = cassandra.Column{}
@@ -132,7 +132,7 @@ func (a *addArgs) Read(ctx context.Context, in thrift.TProtocol) error {
 // readFrame reads key, column_parent, column and consistency_level, in
 // that order, or reports that it cannot and leaves the frame as it was.
 func (a *addArgs) readFrame(frame *slabprotocol.Frame, maxSize int32) bool {
-	w := newWireReader(frame, maxSize)
+	w := newWireReader(frame, maxSize, nil)
 	a.Key, a.ColumnParent = w.keyAndParent(&a.parent)
 	if w.expect(thrift.STRUCT, 3) {
 		// A CounterColumn: its name and its value, both required.

@@ -171,10 +171,10 @@ func TestProcessorsAnswerAsGenerated(t *testing.T) {
 		{"add", &cassandra.CassandraAddArgs{Key: []byte("k"), ColumnParent: parent, Column: &cassandra.CounterColumn{Name: []byte("n"), Value: 3}, ConsistencyLevel: cl},
 			func(h cassandra.Cassandra) thrift.TProcessorFunction { return writeProcessors(h)["add"] }},
 		{"batch_mutate", &cassandra.CassandraBatchMutateArgs{MutationMap: map[string]map[string][]*cassandra.Mutation{}, ConsistencyLevel: cl},
-			func(h cassandra.Cassandra) thrift.TProcessorFunction { return batchMutateProcessor{handler: h} }},
+			func(h cassandra.Cassandra) thrift.TProcessorFunction { return newBatchMutateProcessor(h, false) }},
 		{"atomic_batch_mutate", &cassandra.CassandraAtomicBatchMutateArgs{MutationMap: map[string]map[string][]*cassandra.Mutation{}, ConsistencyLevel: cl},
 			func(h cassandra.Cassandra) thrift.TProcessorFunction {
-				return batchMutateProcessor{handler: h, atomic: true}
+				return newBatchMutateProcessor(h, true)
 			}},
 	}
 	for _, call := range calls {

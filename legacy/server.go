@@ -139,8 +139,8 @@ func NewServer(cfg ServerConfig, handler cassandra.Cassandra, logger *slog.Logge
 	}
 	served := withConsistencyLevels(handler)
 	processor := cassandra.NewCassandraProcessor(served)
-	processor.AddToProcessorMap("batch_mutate", batchMutateProcessor{handler: served})
-	processor.AddToProcessorMap("atomic_batch_mutate", batchMutateProcessor{handler: served, atomic: true})
+	processor.AddToProcessorMap("batch_mutate", newBatchMutateProcessor(served, false))
+	processor.AddToProcessorMap("atomic_batch_mutate", newBatchMutateProcessor(served, true))
 	for name, fn := range readProcessors(served) {
 		processor.AddToProcessorMap(name, fn)
 	}
