@@ -291,18 +291,26 @@ func TestWireReadsOfAStore(t *testing.T) {
 	}
 }
 
-// getFound reads a get reply and reports whether it holds a column.
-func getFound(t *testing.T, reply []byte) bool {
+// readReply reads a reply message's result into r.
+func readReply(t *testing.T, reply []byte, r interface {
+	Read(context.Context, thrift.TProtocol) error
+}) {
 	t.Helper()
 	ctx := context.Background()
 	p := thrift.NewTBinaryProtocolConf(thrift.NewStreamTransportR(bytes.NewReader(reply)), &thrift.TConfiguration{})
 	if _, _, _, err := p.ReadMessageBegin(ctx); err != nil {
 		t.Fatalf("reply %x: %v", reply, err)
 	}
-	var r cassandra.CassandraGetResult
 	if err := r.Read(ctx, p); err != nil {
 		t.Fatalf("reply %x: %v", reply, err)
 	}
+}
+
+// getFound reads a get reply and reports whether it holds a column.
+func getFound(t *testing.T, reply []byte) bool {
+	t.Helper()
+	var r cassandra.CassandraGetResult
+	readReply(t, reply, &r)
 	return r.Success != nil
 }
 
@@ -310,15 +318,8 @@ func getFound(t *testing.T, reply []byte) bool {
 // appended again by replywire (nil when the reply holds no rows).
 func multigetRows(t *testing.T, reply []byte) map[string]string {
 	t.Helper()
-	ctx := context.Background()
-	p := thrift.NewTBinaryProtocolConf(thrift.NewStreamTransportR(bytes.NewReader(reply)), &thrift.TConfiguration{})
-	if _, _, _, err := p.ReadMessageBegin(ctx); err != nil {
-		t.Fatalf("reply %x: %v", reply, err)
-	}
 	var r cassandra.CassandraMultigetSliceResult
-	if err := r.Read(ctx, p); err != nil {
-		t.Fatalf("reply %x: %v", reply, err)
-	}
+	readReply(t, reply, &r)
 	if r.Success == nil {
 		return nil
 	}
