@@ -321,3 +321,27 @@ func TestCellCacheWhatItKeeps(t *testing.T) {
 	}
 	want("reads of the row with an image", 2, 1, 2)
 }
+
+// A reader given back to the pool keeps nothing of its read: a get of a
+// counter right after a get of a standard row must not take that row's
+// cache ticket, which no add to the counter's row would ever move, and
+// so must see every add.
+func TestReusedReadersKeepNoTicket(t *testing.T) {
+	f := newFixture(t)
+	tb := f.table(store.TableDef{Name: "cf", Comparator: "UTF8Type"})
+	counters := f.table(store.TableDef{Name: "counters", Comparator: "UTF8Type", DefaultValidator: "CounterColumnType"})
+	f.apply(store.RowMutation{Table: tb, Key: []byte("row"), Ops: []store.Op{{Kind: store.OpPut, Name: []byte("c"), Value: []byte("v"), Timestamp: 1, HasTimestamp: true}}})
+	for i := range 20 {
+		f.apply(store.RowMutation{Table: counters, Key: []byte("k"), Ops: []store.Op{{Kind: store.OpCounterAdd, Name: []byte("n"), Delta: 1}}})
+		if got := getOne(t, f.e, tb, "row", "c"); got != getOne(t, f.e, tb, "row", "c") {
+			t.Fatalf("two gets of an unchanged cell: %s", got)
+		}
+		var res store.SliceResult
+		if err := f.e.Slice(context.Background(), counters, []byte("k"), &store.SliceQuery{Names: [][]byte{[]byte("n")}, Count: 1}, &res); err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Cells) != 1 || res.Cells[0].CounterValue != int64(i+1) {
+			t.Fatalf("after %d adds: %+v", i+1, res.Cells)
+		}
+	}
+}
