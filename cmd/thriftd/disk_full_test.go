@@ -42,9 +42,10 @@ func mountSmallFS(t *testing.T, size string) string {
 // written), the log says why, the server stays up, and reads go on.
 func TestDiskFull(t *testing.T) {
 	ctx := context.Background()
-	// thriftd keeps twice the memtable and 64 MiB free (at most 320 MiB).
-	dir := filepath.Join(mountSmallFS(t, "400m"), "data")
-	child, addr, logs := startChildLogs(t, "--data-dir", dir, "--log-level", "debug")
+	// thriftd keeps twice the memtable and 64 MiB free: 80 MiB with the
+	// smallest memory budget, whose memtables are 8 MiB.
+	dir := filepath.Join(mountSmallFS(t, "160m"), "data")
+	child, addr, logs := startChildLogs(t, "--data-dir", dir, "--memory", "64", "--log-level", "debug")
 	c := dialTest(t, addr)
 	createKeyspace(t, c, "full", cfDef("cf", "UTF8Type", false))
 	// Random bytes: the store compresses its tables.
@@ -62,7 +63,7 @@ func TestDiskFull(t *testing.T) {
 	}
 	var timedOut *cassandra.TimedOutException
 	if !errors.As(writeErr, &timedOut) {
-		t.Fatalf("after %d writes of 256 KiB on a 400 MiB file system: %v; want TimedOutException\n%s", acked, writeErr, logs())
+		t.Fatalf("after %d writes of 256 KiB on a 160 MiB file system: %v; want TimedOutException\n%s", acked, writeErr, logs())
 	}
 	// The log says so (its lines reach the test through a pipe).
 	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(logs(), "disk nearly full"); time.Sleep(50 * time.Millisecond) {
