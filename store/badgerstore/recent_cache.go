@@ -1,6 +1,7 @@
 package badgerstore
 
 import (
+	"encoding/binary"
 	"hash/maphash"
 	"sync"
 	"unsafe"
@@ -32,11 +33,6 @@ import (
 // cacheShards is the number of independently locked parts of a cache.
 const cacheShards = 32
 
-// cacheIndexCost bounds the memory of a shard's index per entry the shard
-// can hold: a map of uint64 to int32 takes 17 bytes a slot, and may have
-// just doubled its slots, of which it fills at most seven eighths.
-const cacheIndexCost = 40
-
 // cacheShardMin is the smallest share of a cache a shard may have.
 const cacheShardMin = 16 << 10
 
@@ -45,37 +41,111 @@ const cacheShardMin = 16 << 10
 // share a shard, so that they are kept and dropped together, and a write
 // that needs them all finds them all more often than each alone. It
 // holds no pointers for the garbage collector to follow: each shard
-// keeps its keys and values in one byte arena, its entries in one slice,
-// and an index from the keys' hashes to the entries.
+// keeps its entries in one byte arena, each entry's header beside its key
+// and value, and an index of slots from the keys' hashes to the entries.
+//
+// A read of a large cache costs what it waits for memory, not what it
+// computes: a map from hashes to a slice of entries made it wait for the
+// map's control word, its slot, the entry and the key. A slot holds the
+// hash and the entry's place, four to a cache line, and the entry's
+// header, key and value lie together: two waits.
 type recentCache struct {
 	seed   maphash.Seed
 	shards [cacheShards]cacheShard
 }
 
 type cacheShard struct {
-	mu      sync.Mutex
-	index   map[uint64]int32 // key hash → entries
-	entries []cacheEntry
-	arena   []byte // each entry's key, then the room of its value
-	max     int64  // bound of cacheMemory(cap(entries), cap(arena))
-	hits    int64
-	misses  int64
+	mu sync.Mutex
+	// slots is the index: open addressing with linear probing over a
+	// power of two of slots, at most seven eighths of them used, so a
+	// probe always ends at an empty slot.
+	slots  []cacheSlot
+	count  int    // entries held
+	arena  []byte // entries, each its header, key and value room
+	max    int64  // bound of cacheMemory(len(slots), cap(arena))
+	hits   int64
+	misses int64
 	// rowHits and rowMisses count the cell cache's reads of row images
 	// (row_image.go), apart from its reads of cells.
 	rowHits   int64
 	rowMisses int64
 }
 
-// cacheEntry is where a key and its value sit in its shard's arena, with
-// the value's Badger expiry (Unix seconds, 0: none) and the stamp it was
-// put with (the cell cache's row version; 0 in the others); an invalid
-// entry keeps its place for the publication that follows.
-type cacheEntry struct {
-	at, keyLen, valLen, valRoom uint32
-	expiresAt                   uint64
-	stamp                       uint64
-	valid                       bool
+// cacheSlot is one place of a shard's index: a key's hash (0: empty;
+// hashes are never 0, see hashOf) and where its entry is in the arena.
+type cacheSlot struct {
+	hash uint64
+	at   uint32
 }
+
+// cacheSlotSize is the memory of a slot.
+const cacheSlotSize = int64(unsafe.Sizeof(cacheSlot{}))
+
+// cacheEntry is an entry's header in the arena, which its key and then
+// the room of its value follow: their lengths, the value's Badger expiry
+// (Unix seconds, 0: none) and the stamp it was put with (the cell cache's
+// row version; 0 in the others); an invalid entry keeps its place for the
+// publication that follows.
+type cacheEntry struct {
+	keyLen, valLen, valRoom uint32
+	valid                   bool
+	expiresAt               uint64
+	stamp                   uint64
+}
+
+// The header's layout in the arena, little-endian.
+const (
+	entryKeyLen    = 0
+	entryValLen    = 4
+	entryValRoom   = 8
+	entryValid     = 12
+	entryExpiresAt = 16
+	entryStamp     = 24
+	entryHeader    = 32
+)
+
+// entry reads the header of the entry at at.
+func (s *cacheShard) entry(at uint32) cacheEntry {
+	h := s.arena[at : at+entryHeader : at+entryHeader]
+	return cacheEntry{
+		keyLen:    binary.LittleEndian.Uint32(h[entryKeyLen:]),
+		valLen:    binary.LittleEndian.Uint32(h[entryValLen:]),
+		valRoom:   binary.LittleEndian.Uint32(h[entryValRoom:]),
+		valid:     h[entryValid] != 0,
+		expiresAt: binary.LittleEndian.Uint64(h[entryExpiresAt:]),
+		stamp:     binary.LittleEndian.Uint64(h[entryStamp:]),
+	}
+}
+
+// setEntry writes the header of the entry at at.
+func (s *cacheShard) setEntry(at uint32, e cacheEntry) {
+	h := s.arena[at : at+entryHeader : at+entryHeader]
+	binary.LittleEndian.PutUint32(h[entryKeyLen:], e.keyLen)
+	binary.LittleEndian.PutUint32(h[entryValLen:], e.valLen)
+	binary.LittleEndian.PutUint32(h[entryValRoom:], e.valRoom)
+	h[entryValid] = 0
+	if e.valid {
+		h[entryValid] = 1
+	}
+	binary.LittleEndian.PutUint64(h[entryExpiresAt:], e.expiresAt)
+	binary.LittleEndian.PutUint64(h[entryStamp:], e.stamp)
+}
+
+// key is the key of the entry at at, whose header is e.
+func (s *cacheShard) key(at uint32, e *cacheEntry) []byte {
+	k := at + entryHeader
+	return s.arena[k : k+e.keyLen]
+}
+
+// value is the room of the value of the entry at at, whose header is e.
+func (s *cacheShard) value(at uint32, e *cacheEntry) []byte {
+	v := at + entryHeader + e.keyLen
+	return s.arena[v : v+e.valRoom]
+}
+
+// entrySize is the arena an entry with a key of keyLen bytes and a value
+// room of room bytes takes, its header included.
+func entrySize(keyLen, room int) int { return entryHeader + keyLen + room }
 
 // newRecentCache returns a cache of at most maxBytes, or nil (no cache) for
 // a budget too small to share among its shards.
@@ -86,34 +156,56 @@ func newRecentCache(maxBytes int64) *recentCache {
 	}
 	c := &recentCache{seed: maphash.MakeSeed()}
 	for i := range c.shards {
-		c.shards[i].index = map[uint64]int32{}
 		c.shards[i].max = perShard
 	}
 	return c
 }
 
-// find returns the shard of key, locked, its hash, and its entry (nil if
-// the shard holds none for key; also nil for a key whose hash another key
-// in the shard has: such a key is not cached). The key's group is its
+// hashOf is the hash of key in c's index, never 0 (an empty slot's).
+func (c *recentCache) hashOf(key []byte) uint64 {
+	return max(maphash.Bytes(c.seed, key), 1)
+}
+
+// find returns the shard of key, locked, its hash, the slot of its entry
+// (or of the empty slot its probe ended at, -1 in a shard without
+// slots), and whether the slot holds key's entry, whose header it returns.
+// A key whose hash another key in the shard has is not cached: find
+// reports the other key's slot, not holding key. The key's group is its
 // first group bytes (all of it when group is 0).
-func (c *recentCache) find(group int, key []byte) (*cacheShard, uint64, *cacheEntry) {
-	h := maphash.Bytes(c.seed, key)
+func (c *recentCache) find(group int, key []byte) (s *cacheShard, h uint64, slot int, e cacheEntry, ok bool) {
+	h = c.hashOf(key)
 	sh := h
 	if group > 0 && group < len(key) {
-		sh = maphash.Bytes(c.seed, key[:group])
+		sh = c.hashOf(key[:group])
 	}
-	s := &c.shards[sh%cacheShards]
+	s = &c.shards[sh%cacheShards]
 	s.mu.Lock()
-	i, ok := s.index[h]
-	if !ok {
-		return s, h, nil
+	slot = s.probe(h)
+	if slot < 0 || s.slots[slot].hash == 0 {
+		return s, h, slot, e, false
 	}
-	e := &s.entries[i]
-	if string(s.arena[e.at:e.at+e.keyLen]) != string(key) {
-		return s, h, nil
-	}
-	return s, h, e
+	at := s.slots[slot].at
+	e = s.entry(at)
+	return s, h, slot, e, string(s.key(at, &e)) == string(key)
 }
+
+// probe returns the slot holding hash h, or the empty slot where the
+// search for it ended; -1 if the shard has no slots.
+func (s *cacheShard) probe(h uint64) int {
+	if len(s.slots) == 0 {
+		return -1
+	}
+	mask := len(s.slots) - 1
+	for i := s.home(h); ; i = (i + 1) & mask {
+		if sl := s.slots[i].hash; sl == h || sl == 0 {
+			return i
+		}
+	}
+}
+
+// home is the slot where the probe for hash h starts. It takes the
+// hash's high bits: the low ones pick the shard.
+func (s *cacheShard) home(h uint64) int { return int(h>>32) & (len(s.slots) - 1) }
 
 // read calls use with the value stored under key (of the group of its
 // first group bytes, see find), if the cache knows it and Badger would
@@ -130,19 +222,18 @@ func (c *recentCache) readStamped(group int, key []byte, now int64, stamp uint64
 	if c == nil {
 		return false
 	}
-	s, _, e := c.find(group, key)
+	s, _, slot, e, ok := c.find(group, key)
 	defer s.mu.Unlock()
 	hits, misses := &s.hits, &s.misses
 	if row {
 		hits, misses = &s.rowHits, &s.rowMisses
 	}
-	if e == nil || !e.valid || e.stamp != stamp || (e.expiresAt != 0 && e.expiresAt <= uint64(now)) {
+	if !ok || !e.valid || e.stamp != stamp || (e.expiresAt != 0 && e.expiresAt <= uint64(now)) {
 		*misses++
 		return false
 	}
 	*hits++
-	at := e.at + e.keyLen
-	use(s.arena[at : at+e.valLen])
+	use(s.value(s.slots[slot].at, &e)[:e.valLen])
 	return true
 }
 
@@ -152,10 +243,11 @@ func (c *recentCache) invalidate(group int, key []byte) {
 	if c == nil {
 		return
 	}
-	s, _, e := c.find(group, key)
+	s, _, slot, e, ok := c.find(group, key)
 	defer s.mu.Unlock()
-	if e != nil {
+	if ok {
 		e.valid = false
+		s.setEntry(s.slots[slot].at, e)
 	}
 }
 
@@ -176,47 +268,76 @@ func (c *recentCache) putStamped(group int, key, val []byte, expiresAt, stamp ui
 	if c == nil {
 		return
 	}
-	s, h, e := c.find(group, key)
+	s, h, slot, e, ok := c.find(group, key)
 	defer s.mu.Unlock()
 	if still != nil && !still() {
 		return
 	}
-	if e != nil && len(val) <= int(e.valRoom) {
-		at := e.at + e.keyLen
-		e.valLen = uint32(copy(s.arena[at:at+e.valRoom], val))
+	if ok && len(val) <= int(e.valRoom) {
+		at := s.slots[slot].at
+		e.valLen = uint32(copy(s.value(at, &e), val))
 		e.expiresAt, e.stamp, e.valid = expiresAt, stamp, true
+		s.setEntry(at, e)
 		return
 	}
-	// An entry whose value outgrew its room moves to new room.
-	moving := e != nil
-	if _, taken := s.index[h]; !moving && (!admit || taken) {
+	if ok {
+		// The value outgrew its entry's room: the entry moves to new
+		// room, and its old room is left unused until the shard starts
+		// again.
+		s.remove(slot)
+	} else if taken := slot >= 0 && s.slots[slot].hash != 0; !admit || taken {
 		return
 	}
 	// Room for the value to grow by an eighth in place.
 	room := len(val) + len(val)/8
-	n := len(key) + room
+	n := entrySize(len(key), room)
 	if !s.fits(n) && !s.grow(n) {
-		if s.replace(c.seed, h, key, val, expiresAt, stamp) {
+		if s.replace(h, key, val, expiresAt, stamp) {
 			return
 		}
-		clear(s.index)
-		s.entries, s.arena = s.entries[:0], s.arena[:0]
-		moving = false
-		if !s.fits(n) {
+		s.empty()
+		if !s.fits(n) && !s.grow(n) {
 			return // longer than the shard's whole arena
 		}
 	}
 	at := uint32(len(s.arena))
-	s.arena = append(append(s.arena, key...), val...)
-	s.arena = s.arena[:len(s.arena)+room-len(val)]
-	entry := cacheEntry{at: at, keyLen: uint32(len(key)), valLen: uint32(len(val)), valRoom: uint32(room),
-		expiresAt: expiresAt, stamp: stamp, valid: true}
-	if moving {
-		s.entries[s.index[h]] = entry // grow may have moved the entries
-		return
+	s.arena = s.arena[:int(at)+n]
+	s.setEntry(at, cacheEntry{keyLen: uint32(len(key)), valLen: uint32(len(val)), valRoom: uint32(n - entryHeader - len(key)),
+		expiresAt: expiresAt, stamp: stamp, valid: true})
+	copy(s.arena[at+entryHeader:], key)
+	copy(s.arena[int(at)+entryHeader+len(key):], val)
+	s.insert(h, at)
+}
+
+// insert gives hash h, which no slot holds, the entry at at.
+func (s *cacheShard) insert(h uint64, at uint32) {
+	s.slots[s.probe(h)] = cacheSlot{hash: h, at: at}
+	s.count++
+}
+
+// remove empties slot i, moving back the slots after it that their
+// probes would no longer reach (deletion in linear probing, without
+// markers of deleted slots).
+func (s *cacheShard) remove(i int) {
+	mask := len(s.slots) - 1
+	for j := (i + 1) & mask; s.slots[j].hash != 0; j = (j + 1) & mask {
+		home := s.home(s.slots[j].hash)
+		// The slot at j may move to i unless its home lies cyclically in
+		// (i, j]: its probe starts after i.
+		if (j-home)&mask >= (j-i)&mask {
+			s.slots[i] = s.slots[j]
+			i = j
+		}
 	}
-	s.index[h] = int32(len(s.entries))
-	s.entries = append(s.entries, entry)
+	s.slots[i] = cacheSlot{}
+	s.count--
+}
+
+// empty drops every entry, keeping the shard's memory.
+func (s *cacheShard) empty() {
+	clear(s.slots)
+	s.count = 0
+	s.arena = s.arena[:0]
 }
 
 // replace puts key, of hash h, and val in the place of the entry the hash
@@ -225,69 +346,83 @@ func (c *recentCache) putStamped(group int, key, val []byte, expiresAt, stamp ui
 // evenly over more keys than it holds, a full shard keeps as many of them
 // as it can hold, where starting again empty kept half as many on
 // average, and it keeps a hot key whichever keys come and go around it.
-func (s *cacheShard) replace(seed maphash.Seed, h uint64, key, val []byte, expiresAt, stamp uint64) bool {
-	if len(s.entries) == 0 {
+func (s *cacheShard) replace(h uint64, key, val []byte, expiresAt, stamp uint64) bool {
+	if s.count == 0 {
 		return false
 	}
-	i := int32(h % uint64(len(s.entries)))
-	v := &s.entries[i]
+	mask := len(s.slots) - 1
+	// The first used slot from the one the hash picks: the index is at
+	// most seven eighths full, so the search is short.
+	i := s.home(h)
+	for s.slots[i].hash == 0 {
+		i = (i + 1) & mask
+	}
+	at := s.slots[i].at
+	v := s.entry(at)
 	if int(v.keyLen+v.valRoom) < len(key)+len(val) {
 		return false
 	}
-	if vh := maphash.Bytes(seed, s.arena[v.at:v.at+v.keyLen]); s.index[vh] == i {
-		delete(s.index, vh)
-	}
+	s.remove(i)
 	room := v.keyLen + v.valRoom - uint32(len(key))
-	copy(s.arena[v.at:], key)
-	copy(s.arena[v.at+uint32(len(key)):], val)
-	*v = cacheEntry{at: v.at, keyLen: uint32(len(key)), valLen: uint32(len(val)), valRoom: room,
-		expiresAt: expiresAt, stamp: stamp, valid: true}
-	s.index[h] = i
+	s.setEntry(at, cacheEntry{keyLen: uint32(len(key)), valLen: uint32(len(val)), valRoom: room,
+		expiresAt: expiresAt, stamp: stamp, valid: true})
+	copy(s.arena[at+entryHeader:], key)
+	copy(s.arena[at+entryHeader+uint32(len(key)):], val)
+	s.insert(h, at)
 	return true
 }
 
-// cacheMemory is the memory of a shard whose slices have these
-// capacities, its index included.
-func cacheMemory(entries, arena int) int64 {
-	return int64(entries)*(int64(unsafe.Sizeof(cacheEntry{}))+cacheIndexCost) + int64(arena)
+// cacheMemory is the memory of a shard with this many slots and this
+// arena.
+func cacheMemory(slots, arena int) int64 {
+	return int64(slots)*cacheSlotSize + int64(arena)
 }
 
-// fits reports whether an entry of n bytes (key and value room) fits in
-// the shard's slices as they are.
+// slotsHold is how many entries an index of this many slots may hold.
+func slotsHold(slots int) int { return slots / 8 * 7 }
+
+// fits reports whether an entry of n bytes (entrySize) fits in the
+// shard's index and arena as they are.
 func (s *cacheShard) fits(n int) bool {
-	return len(s.entries) < cap(s.entries) && len(s.arena)+n <= cap(s.arena)
+	return s.count < slotsHold(len(s.slots)) && len(s.arena)+n <= cap(s.arena)
 }
 
-// grow makes room in the shard's slices for an entry of n bytes (key and
-// value room), and reports whether it could. It sizes both for twice the
+// grow makes room in the shard's index and arena for an entry of n bytes
+// (entrySize), and reports whether it could. It sizes both for twice the
 // entries held, at their mean size, or for as many as the shard's bound
-// allows. The slices never shrink: a full shard starts again empty in the
+// allows. Neither ever shrinks: a full shard starts again empty in the
 // memory it has.
 func (s *cacheShard) grow(n int) bool {
-	perEntry := cacheMemory(1, 0)
-	mean := (len(s.arena) + n) / (len(s.entries) + 1)
-	want := max(2*(len(s.entries)+1), 64)
-	if cacheMemory(want, want*mean) > s.max {
-		want = int(s.max / (perEntry + int64(mean)))
+	mean := (len(s.arena) + n) / (s.count + 1)
+	want := max(2*(s.count+1), 64)
+	slots := max(len(s.slots), 64)
+	for slotsHold(slots) < want {
+		slots *= 2
 	}
-	entries, arena := max(want, cap(s.entries)), max(want*mean, cap(s.arena))
-	if cacheMemory(entries, arena) > s.max {
-		// One of the slices is larger than its share: the other gets
-		// what is left.
-		if entries > want {
-			arena = int(s.max - cacheMemory(entries, 0))
-		} else {
-			entries = int((s.max - int64(arena)) / perEntry)
-		}
+	// Fewer slots, down to the ones there are, while the arena the shard
+	// needs does not fit beside them, or while half as many would still
+	// hold more entries than there are and the entries these hold would
+	// not fit at their mean size.
+	need := max(cap(s.arena), len(s.arena)+n)
+	for slots > len(s.slots) && (cacheMemory(slots, need) > s.max ||
+		(slotsHold(slots/2) > s.count && cacheMemory(slots, slotsHold(slots)*mean) > s.max)) {
+		slots /= 2
 	}
-	if entries <= len(s.entries) || arena < len(s.arena)+n {
+	arena := min(max(need, slotsHold(slots)*mean), int(s.max-cacheMemory(slots, 0)))
+	if slotsHold(slots) <= s.count || arena < len(s.arena)+n {
 		return false
 	}
-	if entries != cap(s.entries) {
-		s.entries = append(make([]cacheEntry, 0, entries), s.entries...)
-	}
-	if arena != cap(s.arena) {
+	if arena > cap(s.arena) {
 		s.arena = append(make([]byte, 0, arena), s.arena...)
+	}
+	if slots != len(s.slots) {
+		old := s.slots
+		s.slots, s.count = make([]cacheSlot, slots), 0
+		for _, sl := range old {
+			if sl.hash != 0 {
+				s.insert(sl.hash, sl.at)
+			}
+		}
 	}
 	return true
 }
@@ -307,8 +442,8 @@ func (c *recentCache) stats() cacheStats {
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.mu.Lock()
-		st.entries += int64(len(s.entries))
-		st.bytes += cacheMemory(cap(s.entries), cap(s.arena))
+		st.entries += int64(s.count)
+		st.bytes += cacheMemory(len(s.slots), cap(s.arena))
 		st.hits += s.hits
 		st.misses += s.misses
 		st.rowHits += s.rowHits

@@ -3,7 +3,7 @@ package badgerstore
 import (
 	"bytes"
 	"fmt"
-	"hash/maphash"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -102,17 +102,17 @@ func TestRecentCacheExpiry(t *testing.T) {
 func TestRecentCacheKeysSharingAHash(t *testing.T) {
 	c := newRecentCache(1 << 20)
 	a := []byte("key-a")
-	ha := maphash.Bytes(c.seed, a)
+	ha := c.hashOf(a)
 	var b []byte
 	var hb uint64
 	for i := 0; b == nil || hb%cacheShards != ha%cacheShards; i++ {
 		b = fmt.Appendf(nil, "key-b%d", i)
-		hb = maphash.Bytes(c.seed, b)
+		hb = c.hashOf(b)
 	}
 	c.put(0, a, []byte("value of a"), 0, true)
 	// Give b's hash to a's entry, as if the two keys' hashes were equal.
 	s := &c.shards[ha%cacheShards]
-	s.index[hb] = s.index[ha]
+	s.insert(hb, s.slots[s.probe(ha)].at)
 	if cached(c, b, 0) != nil {
 		t.Fatal("b was answered from a's entry")
 	}
@@ -132,7 +132,7 @@ func TestRecentCacheGroupsShareAShard(t *testing.T) {
 	}
 	filled := 0
 	for i := range c.shards {
-		if len(c.shards[i].entries) > 0 {
+		if c.shards[i].count > 0 {
 			filled++
 		}
 	}
@@ -171,5 +171,105 @@ func TestRecentCacheFullShardReplaces(t *testing.T) {
 	}
 	if found >= keys {
 		t.Fatalf("every one of %d keys answered: the cache never filled", keys)
+	}
+}
+
+// BenchmarkRecentCacheRead reads keys at random from a full cache of
+// 32 MiB, the cell cache's share of the default budget, with keys and
+// values of the size thriftbench's gets find: what a read costs is mostly
+// where its index, entry and key sit in memory.
+func BenchmarkRecentCacheRead(b *testing.B) {
+	const size = 32 << 20
+	c := newRecentCache(size)
+	value := bytes.Repeat([]byte{'v'}, 80)
+	var keys [][]byte
+	for i := 0; ; i++ {
+		key := fmt.Appendf(nil, "\x00\x00\x00\x01row%07d\x00col%02d", i/20, i%20)
+		c.put(0, key, value, 0, true)
+		if i%1000 == 0 && c.stats().entries < int64(len(keys)) {
+			break // a shard filled and started again
+		}
+		keys = append(keys, key)
+	}
+	// The keys the cache still holds.
+	held := keys[:0]
+	for _, k := range keys {
+		if c.read(0, k, 0, func([]byte) {}) {
+			held = append(held, k)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	order := make([]int, 1<<16)
+	for i := range order {
+		order[i] = rng.IntN(len(held))
+	}
+	var n int
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c.read(0, held[order[i&(len(order)-1)]], 0, func(v []byte) { n += len(v) })
+	}
+	b.ReportMetric(float64(len(held)), "keys")
+}
+
+// TestRecentCacheIndexKeepsEveryEntryReachable puts, rewrites larger and
+// invalidates keys of many sizes at random in a cache small enough to
+// replace and start again often, and checks after every step that every
+// slot of the index is found by the probe of its hash, that the count is
+// the slots used, and that every key the cache answers for has its last
+// value.
+func TestRecentCacheIndexKeepsEveryEntryReachable(t *testing.T) {
+	c := newRecentCache(cacheShards * cacheShardMin)
+	rng := rand.New(rand.NewPCG(3, 4))
+	last := map[string][]byte{} // the value put last, nil once invalidated
+	const keys = 3000
+	for step := 0; step < 60000; step++ {
+		key := fmt.Appendf(nil, "k%d%s", rng.IntN(keys), bytes.Repeat([]byte{'x'}, rng.IntN(40)%7))
+		switch op := rng.IntN(10); {
+		case op < 6:
+			val := bytes.Repeat([]byte{byte(step)}, 1+rng.IntN(120))
+			c.put(0, key, val, 0, true)
+			last[string(key)] = val
+		case op < 8:
+			c.invalidate(0, key)
+			last[string(key)] = nil
+		default:
+			if got := cached(c, key, 0); got != nil && !bytes.Equal(got, last[string(key)]) {
+				t.Fatalf("step %d: %q answered %d bytes, want its last value of %d", step, key, len(got), len(last[string(key)]))
+			}
+		}
+		if step%97 != 0 {
+			continue
+		}
+		for i := range c.shards {
+			s := &c.shards[i]
+			used := 0
+			for j, sl := range s.slots {
+				if sl.hash == 0 {
+					continue
+				}
+				used++
+				if p := s.probe(sl.hash); p != j {
+					t.Fatalf("step %d, shard %d: the slot %d of hash %x is found at %d", step, i, j, sl.hash, p)
+				}
+			}
+			if used != s.count || s.count > slotsHold(len(s.slots)) {
+				t.Fatalf("step %d, shard %d: %d slots used, count %d, %d slots", step, i, used, s.count, len(s.slots))
+			}
+			if m := cacheMemory(len(s.slots), cap(s.arena)); m > s.max {
+				t.Fatalf("step %d, shard %d: %d bytes, bound %d", step, i, m, s.max)
+			}
+		}
+	}
+	answered := 0
+	for k, v := range last {
+		if got := cached(c, []byte(k), 0); got != nil {
+			answered++
+			if !bytes.Equal(got, v) {
+				t.Fatalf("%q answered %d bytes, want its last value of %d", k, len(got), len(v))
+			}
+		}
+	}
+	if st := c.stats(); answered == 0 || st.entries < int64(answered) {
+		t.Fatalf("%d keys answered, %+v", answered, st)
 	}
 }
