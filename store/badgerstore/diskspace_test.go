@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dgraph-io/badger/v4"
+
 	"github.com/thriftbridge/thriftbridge/store"
 )
 
@@ -108,5 +110,39 @@ func TestWritesStopWhenTheDataDirectoryGoes(t *testing.T) {
 			}
 			f.e = nil
 		})
+	}
+}
+
+// TestCompactionRoom: the room kept for compactions is level 0 and the
+// base level whole, and the largest compaction of a table into its next
+// level beside it.
+func TestCompactionRoom(t *testing.T) {
+	const mib = 1 << 20
+	for _, c := range []struct {
+		name   string
+		levels []badger.LevelInfo
+		want   uint64
+	}{
+		{"empty", []badger.LevelInfo{{Level: 0}, {Level: 1}, {Level: 2, IsBaseLevel: true}}, 0},
+		{"a small store: level 0 into the last level", []badger.LevelInfo{
+			{Level: 0, NumTables: 5, Size: 40 * mib},
+			{Level: 1},
+			{Level: 2, IsBaseLevel: true, NumTables: 10, Size: 60 * mib, TargetFileSize: 2 * mib},
+		}, 40*mib + 60*mib + 2*6*mib},
+		{"a table into a level ten times its own", []badger.LevelInfo{
+			{Level: 0, NumTables: 2, Size: 16 * mib},
+			{Level: 1, IsBaseLevel: true, NumTables: 5, Size: 10 * mib, TargetFileSize: 2 * mib},
+			{Level: 2, NumTables: 25, Size: 100 * mib, TargetFileSize: 4 * mib},
+			{Level: 3, NumTables: 125, Size: 1000 * mib, TargetFileSize: 8 * mib},
+		}, 16*mib + 10*mib + 4*mib + 4*mib*11},
+		{"the next level whole at most", []badger.LevelInfo{
+			{Level: 0},
+			{Level: 1, IsBaseLevel: true, NumTables: 1, Size: 64 * mib, TargetFileSize: 2 * mib},
+			{Level: 2, NumTables: 1, Size: 3 * mib, TargetFileSize: 4 * mib},
+		}, 64*mib + 64*mib + 3*mib},
+	} {
+		if got := compactionRoom(c.levels); got != c.want {
+			t.Errorf("%s: %d MiB, want %d MiB", c.name, got/mib, c.want/mib)
+		}
 	}
 }

@@ -187,7 +187,8 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		unpackedSupers: opts.UnpackedSuperColumns,
 	}
 	if !opts.InMemory {
-		if e.disk, err = newDiskGuard(opts.Dir, bopts.MemTableSize, opts.Logger); err != nil {
+		compactions := func() uint64 { return compactionRoom(db.Levels()) }
+		if e.disk, err = newDiskGuard(opts.Dir, memory, compactions, opts.Logger); err != nil {
 			db.Close()
 			return nil, err
 		}
