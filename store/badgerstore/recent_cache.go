@@ -36,6 +36,11 @@ const cacheShards = 32
 // cacheShardMin is the smallest share of a cache a shard may have.
 const cacheShardMin = 16 << 10
 
+// cacheLargestShare bounds an entry to this fraction of its shard: a
+// larger one is not cached, since making room for it would drop many
+// entries, or start the shard again empty every time it is put.
+const cacheLargestShare = 8
+
 // recentCache maps keys to the values stored under them; a nil cache
 // holds nothing. Its user may group keys (a row's): the keys of a group
 // share a shard, so that they are kept and dropped together, and a write
@@ -291,13 +296,16 @@ func (c *recentCache) putStamped(group int, key, val []byte, expiresAt, stamp ui
 	// Room for the value to grow by an eighth in place.
 	room := len(val) + len(val)/8
 	n := entrySize(len(key), room)
+	if int64(n) > s.max/cacheLargestShare {
+		return // it would push many entries out, or the whole shard
+	}
 	if !s.fits(n) && !s.grow(n) {
 		if s.replace(h, key, val, expiresAt, stamp) {
 			return
 		}
 		s.empty()
 		if !s.fits(n) && !s.grow(n) {
-			return // longer than the shard's whole arena
+			return
 		}
 	}
 	at := uint32(len(s.arena))
@@ -351,8 +359,7 @@ func (s *cacheShard) replace(h uint64, key, val []byte, expiresAt, stamp uint64)
 		return false
 	}
 	mask := len(s.slots) - 1
-	// The first used slot from the one the hash picks: the index is at
-	// most seven eighths full, so the search is short.
+	// The first used slot from the one the hash picks (there is one).
 	i := s.home(h)
 	for s.slots[i].hash == 0 {
 		i = (i + 1) & mask

@@ -273,3 +273,34 @@ func TestRecentCacheIndexKeepsEveryEntryReachable(t *testing.T) {
 		t.Fatalf("%d keys answered, %+v", answered, st)
 	}
 }
+
+// TestRecentCacheLeavesOutLargeEntries: an entry over an eighth of its
+// shard is not cached, and pushes out none of the entries there; a
+// cached value that grows that large leaves the cache.
+func TestRecentCacheLeavesOutLargeEntries(t *testing.T) {
+	c := newRecentCache(cacheShards * cacheShardMin)
+	// The keys of group "row:" share a shard.
+	group := len("row:")
+	answers := func(key string) string {
+		var got string
+		c.read(group, []byte(key), 0, func(v []byte) { got = string(v) })
+		return got
+	}
+	for i := 0; i < 50; i++ {
+		c.put(group, fmt.Appendf(nil, "row:%02d", i), []byte("small"), 0, true)
+	}
+	large := bytes.Repeat([]byte{'L'}, cacheShardMin/cacheLargestShare)
+	c.put(group, []byte("row:large"), large, 0, true)
+	if answers("row:large") != "" {
+		t.Fatal("an entry over an eighth of its shard was cached")
+	}
+	c.put(group, []byte("row:07"), large, 0, true)
+	if answers("row:07") != "" {
+		t.Fatal("a value grown over an eighth of its shard is still answered")
+	}
+	for i := 0; i < 50; i++ {
+		if got := answers(fmt.Sprintf("row:%02d", i)); i != 7 && got != "small" {
+			t.Fatalf("row:%02d after the large puts: %q", i, got)
+		}
+	}
+}
