@@ -248,6 +248,7 @@ type badgerCollector struct {
 	markFilterSkips        *prometheus.Desc
 	markFilterBytes        *prometheus.Desc
 	allocatorsReleased     *prometheus.Desc
+	diskFree, diskReserve  *prometheus.Desc
 }
 
 func newBadgerCollector(engine *badgerstore.Engine, logger *slog.Logger) *badgerCollector {
@@ -296,6 +297,10 @@ func newBadgerCollector(engine *badgerstore.Engine, logger *slog.Logger) *badger
 			"Memory of the row mark filters: the rows of each packed super family that may have packs.", nil, nil),
 		allocatorsReleased: prometheus.NewDesc("thriftd_badger_idle_allocator_bytes_released_total",
 			"Bytes of the idle buffers of Badger's table builders that the store released, rather than leave them pooled.", nil, nil),
+		diskFree: prometheus.NewDesc("thriftd_badger_disk_free_bytes",
+			"Free space of the file system of the Badger store's data directory.", nil, nil),
+		diskReserve: prometheus.NewDesc("thriftd_badger_disk_reserve_bytes",
+			"Free space below which the Badger store refuses writes: room for its flushes, a value log file and its compactions.", nil, nil),
 	}
 }
 
@@ -319,6 +324,8 @@ func (c *badgerCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.markFilterSkips
 	ch <- c.markFilterBytes
 	ch <- c.allocatorsReleased
+	ch <- c.diskFree
+	ch <- c.diskReserve
 }
 
 // Collect implements prometheus.Collector. A store that cannot tell its
@@ -352,6 +359,10 @@ func (c *badgerCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.markFilterSkips, prometheus.CounterValue, float64(st.MarkFilterSkips))
 	ch <- prometheus.MustNewConstMetric(c.markFilterBytes, prometheus.GaugeValue, float64(st.MarkFilterBytes))
 	ch <- prometheus.MustNewConstMetric(c.allocatorsReleased, prometheus.CounterValue, float64(st.AllocatorBytesReleased))
+	if st.DiskReserveBytes > 0 { // a store on disk
+		ch <- prometheus.MustNewConstMetric(c.diskFree, prometheus.GaugeValue, float64(st.DiskFreeBytes))
+		ch <- prometheus.MustNewConstMetric(c.diskReserve, prometheus.GaugeValue, float64(st.DiskReserveBytes))
+	}
 	for _, l := range st.Levels {
 		level := strconv.Itoa(l.Level)
 		ch <- prometheus.MustNewConstMetric(c.levelBytes, prometheus.GaugeValue, float64(l.Bytes), level)

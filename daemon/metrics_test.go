@@ -332,6 +332,11 @@ func TestMetricsCountCalls(t *testing.T) {
 	if s.series("thriftd_badger_level_tables", "level", "0") == nil {
 		t.Error("no thriftd_badger_level_tables{level=\"0\"}")
 	}
+	// The disk guard keeps at least twice the memtable free (8 MiB at the
+	// smallest budget).
+	if free, reserve := s.value(t, "thriftd_badger_disk_free_bytes"), s.value(t, "thriftd_badger_disk_reserve_bytes"); free <= 0 || reserve < 16<<20 {
+		t.Errorf("thriftd_badger_disk_free_bytes = %v, thriftd_badger_disk_reserve_bytes = %v", free, reserve)
+	}
 	for _, outcome := range []string{"shared", "alone_after_failure"} {
 		if s.series("thriftd_badger_group_commit_writes_total", "outcome", outcome) == nil {
 			t.Errorf("no thriftd_badger_group_commit_writes_total{outcome=%q}", outcome)

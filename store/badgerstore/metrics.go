@@ -67,6 +67,10 @@ type Stats struct {
 	// AllocatorBytesReleased counts the bytes of the idle allocators of
 	// Badger's table builders that the engine released (allocpool.go).
 	AllocatorBytesReleased int64
+	// DiskFreeBytes is the free space of the data directory's file
+	// system, and DiskReserveBytes the reserve below which writes are
+	// refused (diskspace.go); both 0 for a store in memory.
+	DiskFreeBytes, DiskReserveBytes int64
 }
 
 // LevelStats is one level of the LSM tree.
@@ -96,6 +100,10 @@ func (e *Engine) Stats() (Stats, error) {
 		RowImageHits: cells.rowHits, RowImageMisses: cells.rowMisses,
 		MarkFilterSkips: markSkipped, MarkFilterBytes: markBytes,
 		AllocatorBytesReleased: e.allocatorBytesReleased.Load()}
+	if e.disk != nil {
+		e.disk.look()
+		st.DiskFreeBytes, st.DiskReserveBytes = int64(e.disk.free.Load()), int64(e.disk.reserve.Load())
+	}
 	for _, l := range e.db.Levels() {
 		st.Levels = append(st.Levels, LevelStats{Level: l.Level, Tables: l.NumTables, Bytes: l.Size})
 		st.LSMBytes += l.Size
