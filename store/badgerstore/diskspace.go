@@ -62,10 +62,17 @@ const (
 //   - a table of a lower level into the next one: the table, and the
 //     next level's tables in its key range, estimated as the next level's
 //     size in the proportion of the table to its own level (keys spread
-//     evenly), the whole next level at most; at the last level, which
+//     evenly), the whole next level at most. An empty level at or below
+//     the base level counts the whole next level: what it will take
+//     (level 0's tables, when it is the base level), and so the key
+//     ranges of its tables, is not known yet. At the last level, which
 //     Badger rewrites into itself, two of its tables.
+//
+// The empty levels between level 0 and the base level take no data:
+// Badger compacts level 0 into the base level directly.
 func compactionRoom(levels []badger.LevelInfo) uint64 {
 	var levelZero, base, other int64
+	below := false // at or below the base level
 	for i, l := range levels {
 		switch {
 		case l.Level == 0:
@@ -73,11 +80,12 @@ func compactionRoom(levels []badger.LevelInfo) uint64 {
 			continue
 		case l.IsBaseLevel:
 			base = l.Size
+			below = true
 		}
-		if l.NumTables == 0 {
+		if !below && l.NumTables == 0 {
 			continue
 		}
-		table := max(l.TargetFileSize, l.Size/int64(l.NumTables))
+		table := max(l.TargetFileSize, l.Size/int64(max(l.NumTables, 1)))
 		if i+1 == len(levels) {
 			other = max(other, 2*table)
 			continue

@@ -124,9 +124,15 @@ func TestCompactionRoom(t *testing.T) {
 		want   uint64
 	}{
 		{"empty", []badger.LevelInfo{{Level: 0}, {Level: 1}, {Level: 2, IsBaseLevel: true}}, 0},
+		{"an empty base level above the last one", []badger.LevelInfo{
+			{Level: 0, NumTables: 2, Size: 18 * mib},
+			{Level: 1, TargetFileSize: 2 * mib}, // above the base level: never filled
+			{Level: 2, IsBaseLevel: true, TargetFileSize: 2 * mib},
+			{Level: 3, NumTables: 7, Size: 28 * mib, TargetFileSize: 4 * mib},
+		}, 18*mib + 0 + 2*mib + 28*mib},
 		{"a small store: level 0 into the last level", []badger.LevelInfo{
 			{Level: 0, NumTables: 5, Size: 40 * mib},
-			{Level: 1},
+			{Level: 1, TargetFileSize: 2 * mib},
 			{Level: 2, IsBaseLevel: true, NumTables: 10, Size: 60 * mib, TargetFileSize: 2 * mib},
 		}, 40*mib + 60*mib + 2*6*mib},
 		{"a table into a level ten times its own", []badger.LevelInfo{
