@@ -114,10 +114,11 @@ func Require(t testing.TB, what string) []Cluster {
 var serial atomic.Int64
 
 // Keyspace returns a keyspace name no other run uses: prefix (lower case,
-// letters, digits and _), then a stamp of this process and call. Cassandra
-// takes at most 48 characters; a longer prefix is cut.
+// letters, digits and _), then a stamp of the time, this process and
+// call: test binaries of several packages share the nodes at once.
+// Cassandra takes at most 48 characters; a longer prefix is cut.
 func Keyspace(prefix string) string {
-	stamp := "_" + strconv.FormatInt(time.Now().UnixNano()/1000, 36) + strconv.FormatInt(serial.Add(1), 36)
+	stamp := "_" + strconv.FormatInt(time.Now().UnixNano()/1000, 36) + "_" + strconv.Itoa(os.Getpid()) + "_" + strconv.FormatInt(serial.Add(1), 36)
 	if n := 48 - len(stamp); len(prefix) > n {
 		prefix = prefix[:n]
 	}

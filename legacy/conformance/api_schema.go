@@ -86,7 +86,14 @@ func runDescribeTests(t *testing.T, target Target) {
 		a.createKeyspace("Keyspace1", standardCF("Standard1"), superCF("Super1"))
 		after, err := a.C.DescribeKeyspaces(Ctx(t))
 		expectOK(t, "describe_keyspaces", err)
-		if len(after) != len(before)+1 || !hasKeyspace(after, "Keyspace1") {
+		// A fresh thriftd is the test's alone: adding Keyspace1 adds exactly
+		// it. A reference node is shared with other packages' tests, which
+		// may add and drop keyspaces of their own meanwhile.
+		grew := len(after) == len(before)+1
+		if target.Cassandra {
+			grew = !hasKeyspace(before, "Keyspace1")
+		}
+		if !grew || !hasKeyspace(after, "Keyspace1") {
 			t.Errorf("describe_keyspaces after adding Keyspace1 = %v (before %v)", keyspaceNames(after), keyspaceNames(before))
 		}
 		ks, err := a.C.DescribeKeyspace(Ctx(t), "Keyspace1")
