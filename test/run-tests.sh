@@ -87,7 +87,9 @@ mapfile -t node_free_pkgs < <("$go_cmd" list $node_free)
 # the longest, alone, and the others in one. Their tests share the nodes
 # as they would share them with other people's: every keyspace and role a
 # test makes has a name of its own (testcluster.Keyspace, a random run
-# prefix), and the reference suite's fixed names stay in one package.
+# prefix), and the few fixed names (the reference suite's keyspaces,
+# daemon's thriftd_auth_test) belong to packages of one chain, which run
+# one at a time.
 mapfile -t long_pkgs < <("$go_cmd" list ./cmd/thriftd)
 mapfile -t cluster_pkgs < <("$go_cmd" list ./... | grep -vxF -f <(printf '%s\n' "${node_free_pkgs[@]}" "${long_pkgs[@]}"))
 # The Java clients of the matrix build (Maven) while the Go tests run; a
