@@ -136,15 +136,15 @@ func newDiskGuard(dir string, memory MemorySizing, compactions func() uint64, lo
 // readFree reads the free space of the data directory's file system, and
 // the reserve it must keep now.
 func (g *diskGuard) readFree() error {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(g.dir, &st); err != nil {
+		return fmt.Errorf("free space of %s: %w", g.dir, err)
+	}
 	reserve := g.fixed
 	if g.compactions != nil {
 		reserve += g.compactions()
 	}
 	g.reserve.Store(reserve)
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(g.dir, &st); err != nil {
-		return fmt.Errorf("free space of %s: %w", g.dir, err)
-	}
 	g.free.Store(st.Bavail * uint64(st.Bsize))
 	return nil
 }
