@@ -239,8 +239,13 @@ func (e *Engine) startDrainingAllocators() {
 }
 
 // trimInterval is how often the engine checks the resident pages of its
-// mapped tables.
-const trimInterval = 2 * time.Second
+// mapped tables. A check reads /proc/self/status; the trim it may start
+// reads /proc/self/maps. Under reads and compactions of a store a whole
+// make bench-compare built, the table pages grew by up to 60 MiB between
+// checks 2 s apart: checked every 0.5 s, the process's file-backed pages
+// peaked at 70-76 MiB instead of 91-109 (docs/PERFORMANCE-LOG.md,
+// "Table pages checked every half second").
+const trimInterval = 500 * time.Millisecond
 
 // startTrimming starts the periodic reclaim of mapped table pages.
 func (e *Engine) startTrimming(dir string) {
