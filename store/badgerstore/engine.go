@@ -241,7 +241,7 @@ func (e *Engine) startDrainingAllocators() {
 // trimInterval is how often the engine checks the resident pages of its
 // mapped tables. A check reads /proc/self/status; the trim it may start
 // reads /proc/self/maps. Under reads and compactions of a store a whole
-// make bench-compare built, the table pages grew by up to 60 MiB between
+// make bench-compare built, the table pages grew by more than 50 MiB between
 // checks 2 s apart: checked every 0.5 s, the process's file-backed pages
 // peaked at 70-76 MiB instead of 91-109 (docs/PERFORMANCE-LOG.md,
 // "Table pages checked every half second").
