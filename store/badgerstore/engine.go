@@ -46,6 +46,10 @@ type Options struct {
 	// collected (default 10 minutes; negative: never, CollectGarbage
 	// only).
 	GCInterval time.Duration
+	// TrimInterval is how often the engine checks the resident pages of
+	// its mapped tables (default trimInterval; negative: never, and a test
+	// that trims by hand sees nothing trim behind its back).
+	TrimInterval time.Duration
 	// MemoryBudget sizes Badger's memtables, block cache and compactions
 	// (bytes; 0: DefaultMemoryBudget; see SizeMemory).
 	MemoryBudget int64
@@ -219,7 +223,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		e.every(opts.GCInterval, e.collectInBackground)
 	}
 	if !opts.InMemory {
-		e.startTrimming(opts.Dir)
+		e.startTrimming(opts.Dir, opts.TrimInterval)
 	}
 	e.startDrainingAllocators()
 	return e, nil
@@ -247,15 +251,22 @@ func (e *Engine) startDrainingAllocators() {
 // "Table pages checked every half second").
 const trimInterval = 500 * time.Millisecond
 
-// startTrimming starts the periodic reclaim of mapped table pages.
-func (e *Engine) startTrimming(dir string) {
+// startTrimming starts the periodic reclaim of mapped table pages, every
+// interval (0: trimInterval; negative: never).
+func (e *Engine) startTrimming(dir string, interval time.Duration) {
 	t, err := newMappedTrimmer(dir, e.memory.MappedFiles)
 	if err != nil {
 		e.log.Warn("mapped tables will stay resident", "err", err)
 	}
-	if t != nil {
-		e.trimmer = t
-		e.every(trimInterval, e.trimMappedTables)
+	if t == nil {
+		return
+	}
+	e.trimmer = t
+	if interval == 0 {
+		interval = trimInterval
+	}
+	if interval > 0 {
+		e.every(interval, e.trimMappedTables)
 	}
 }
 
