@@ -164,7 +164,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		WithVerifyValueChecksum(true)
 	if opts.InMemory {
 		bopts.Dir, bopts.ValueDir = "", ""
-	} else if err := checkDataDir(opts.Dir); err != nil { // integrity.go
+	} else if err := checkDataDir(opts.Dir, opts.Logger); err != nil { // integrity.go
 		return nil, err
 	}
 	db, err := badger.Open(bopts)

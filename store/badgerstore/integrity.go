@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
@@ -27,17 +29,39 @@ import (
 // checkDataDir runs before Badger opens it. The value log (values of 1 MB
 // or more) is read with its checksums verified: a value lost to a
 // damaged log fails its reads, logged, instead of reading as other data.
+//
+// A crash leaves tables the MANIFEST does not list after every flush or
+// compaction it interrupted: Badger writes a new table whole, then
+// appends to the MANIFEST, synced, the change that adds it (and removes a
+// compaction's inputs), and only then deletes the memtable's log or the
+// inputs. Such a table holds nothing that the tables the MANIFEST lists
+// and the memtables' logs do not, and Cassandra, too, removes the
+// leftovers of an unfinished compaction when it starts. A MANIFEST cut
+// short by damage leaves unlisted tables too, which may hold the only
+// copy of their rows. So when the MANIFEST reads whole to its last byte
+// and every table it lists is there and readable, checkDataDir moves the
+// unlisted tables out of Badger's way, into a directory of their own
+// under unlistedDir, and logs where: nothing is deleted, and the store
+// opens after a crash without a hand on it. A MANIFEST that ends in a
+// torn change, or lists a table that is missing, is damage: refused. One
+// cut exactly between two changes cannot be told from a crash; its
+// unlisted tables are set aside too, and the warning says where.
 
 // ErrDamaged is the error of opening a damaged data directory.
 var ErrDamaged = errors.New("damaged data directory")
 
 const manifestFile = "MANIFEST"
 
+// unlistedDir is the directory, under the data directory, of the tables
+// set aside at open (a subdirectory per open that set some aside).
+const unlistedDir = "unlisted-tables"
+
 // checkDataDir checks, before Badger opens it, that the store in dir is
-// whole: a MANIFEST if any table or log is there, every table it lists
-// readable (footer, index and its checksum), and no table it does not
-// list. A directory that does not exist, or holds no store yet, passes.
-func checkDataDir(dir string) error {
+// whole: a MANIFEST if any table or log is there, read whole, and every
+// table it lists readable (footer, index and its checksum). Tables it
+// does not list are set aside (setAsideUnlisted). A directory that does
+// not exist, or holds no store yet, passes.
+func checkDataDir(dir string, log *slog.Logger) error {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -77,9 +101,13 @@ func checkDataDir(dir string) error {
 		return fmt.Errorf("%w %s: %v", ErrDamaged, dir, err)
 	}
 	defer f.Close()
-	m, _, err := badger.ReplayManifestFile(f, 0, badger.DefaultOptions(dir))
+	m, whole, err := badger.ReplayManifestFile(f, 0, badger.DefaultOptions(dir))
 	if err != nil {
 		return fmt.Errorf("%w %s: its %s is unreadable: %v; restore the directory from a backup", ErrDamaged, dir, manifestFile, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("%w %s: %v", ErrDamaged, dir, err)
 	}
 	var unlisted []string
 	for id, name := range onDisk {
@@ -87,10 +115,10 @@ func checkDataDir(dir string) error {
 			unlisted = append(unlisted, name)
 		}
 	}
-	if len(unlisted) > 0 {
-		slices.Sort(unlisted)
-		return fmt.Errorf("%w %s: its %s does not list the tables %s (a truncated %s; Badger would delete them); restore the directory from a backup, or, if thriftd was killed during a compaction, move these tables out of the directory",
-			ErrDamaged, dir, manifestFile, strings.Join(unlisted, ", "), manifestFile)
+	slices.Sort(unlisted)
+	if len(unlisted) > 0 && whole < st.Size() {
+		return fmt.Errorf("%w %s: its %s ends in a torn change (%d of its %d bytes read) and does not list the tables %s (Badger would delete them); restore the directory from a backup",
+			ErrDamaged, dir, manifestFile, whole, st.Size(), strings.Join(unlisted, ", "))
 	}
 	ids := make([]uint64, 0, len(m.Tables))
 	for id := range m.Tables {
@@ -107,7 +135,31 @@ func checkDataDir(dir string) error {
 			return fmt.Errorf("%w %s: table %s: %v; restore the directory from a backup", ErrDamaged, dir, name, err)
 		}
 	}
+	if len(unlisted) == 0 {
+		return nil
+	}
+	aside, err := setAsideUnlisted(dir, unlisted)
+	if err != nil {
+		return err
+	}
+	log.Warn("set aside tables the MANIFEST does not list: the outputs of flushes or compactions a crash interrupted, whose data the store still holds; remove them once it reads as expected (if the directory was damaged or copied while in use instead, they may hold rows it lacks: restore it from a backup)",
+		"dir", aside, "tables", len(unlisted), "names", strings.Join(unlisted, ","))
 	return nil
+}
+
+// setAsideUnlisted moves the tables named into a new directory under
+// dir's unlistedDir, named after the time, and returns it.
+func setAsideUnlisted(dir string, names []string) (string, error) {
+	aside := filepath.Join(dir, unlistedDir, time.Now().UTC().Format("20060102T150405.000Z"))
+	if err := os.MkdirAll(aside, 0o700); err != nil {
+		return "", fmt.Errorf("set aside the tables its %s does not list: %w", manifestFile, err)
+	}
+	for _, name := range names {
+		if err := os.Rename(filepath.Join(dir, name), filepath.Join(aside, name)); err != nil {
+			return "", fmt.Errorf("set aside table %s its %s does not list: %w", name, manifestFile, err)
+		}
+	}
+	return aside, nil
 }
 
 // lockDirShared takes a shared lock of dir, the flock Badger takes
