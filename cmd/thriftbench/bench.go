@@ -590,7 +590,7 @@ func (t *target) phase(ctx context.Context, op opFunc, d time.Duration) (phaseSt
 }
 
 // close closes the connections and drops the keyspace if this run
-// created it, even when ctx was cancelled.
+// created it (and --keep does not keep it), even when ctx was cancelled.
 func (t *target) close(ctx context.Context) error {
 	if t.direct != nil {
 		return t.direct.close(ctx)
@@ -605,6 +605,10 @@ func (t *target) close(ctx context.Context) error {
 		}
 	}
 	if !t.created {
+		return nil
+	}
+	if t.cfg.Keep {
+		t.log.Info("kept keyspace", "keyspace", t.cfg.Keyspace)
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)

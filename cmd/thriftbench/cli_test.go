@@ -49,6 +49,10 @@ func TestCommandLineRefusals(t *testing.T) {
 		{[]string{"compare", "--cassandra-pid", "-1"}, "--cassandra-pid must not be negative"},
 		{[]string{"compare", "--cassandra", "", "--cassandra-pid", "1"}, "--cassandra-pid needs --cassandra"},
 		{[]string{"compare", "--cassandra-pid", "2147483647"}, "--cassandra-pid 2147483647: "},
+		{[]string{"start-up"}, "--data-dir is required"},
+		{[]string{"start-up", "--data-dir", ".", "--starts", "0"}, "--starts must be at least 1"},
+		{[]string{"start-up", "--data-dir", ".", "--timeout", "0s"}, "--timeout must be positive"},
+		{[]string{"start-up", "--data-dir", ".", "now"}, `unexpected argument "now"`},
 	} {
 		code, stdout, stderr := runCLI(t, tc.args...)
 		if code != exitUsage {

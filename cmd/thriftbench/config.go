@@ -40,6 +40,7 @@ type loadConfig struct {
 	Modes        []string      `json:"modes"`
 	Keyspace     string        `json:"keyspace"`
 	Reuse        bool          `json:"reuse,omitempty"`
+	Keep         bool          `json:"keep,omitempty"`
 	AllowRemote  bool          `json:"-"`
 	JSON         bool          `json:"-"`
 	Seed         uint64        `json:"seed"`

@@ -8,6 +8,7 @@
 //	thriftbench echo-server --listen ADDR       the protocol/transport ceiling
 //	thriftbench compare [flags]                 thriftd, Cassandra 3.11 and the
 //	                                            ceiling side by side (make bench-compare)
+//	thriftbench start-up --data-dir DIR         thriftd's start-up on a store
 //
 // # Load
 //
@@ -48,7 +49,19 @@
 // distinct every column written holds a value of its own, which does not
 // compress, the worst case for a server that compresses its data. It refuses to
 // touch a keyspace that already exists, which it did not create, unless
-// --reuse is given; a reused keyspace is not dropped.
+// --reuse is given; a reused keyspace is not dropped. With --keep it does
+// not drop the keyspace it created either: the way to fill a store for
+// start-up.
+//
+// # Start-up
+//
+// start-up starts thriftd (--thriftd) on an existing data directory
+// --starts times, one after the other, on a free loopback port, and prints
+// the directory's size, how long each start took from the start of the
+// process to its first answer to describe_version, and thriftd's VmRSS
+// then. Each start is stopped with SIGTERM; a start after a thriftd that
+// was killed replays what the store's logs hold, so killing a loaded
+// thriftd before start-up times that too.
 //
 // # Safety
 //

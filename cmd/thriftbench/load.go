@@ -42,10 +42,12 @@ func runLoadCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs := flag.NewFlagSet("thriftbench", flag.ContinueOnError)
 	cfg := &loadConfig{}
 	registerLoadFlags(fs, cfg, true)
+	fs.BoolVar(&cfg.Keep, "keep", false, "keep the keyspace this run created instead of dropping it (to fill a store for start-up)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: thriftbench [flags]               load one Thrift server
        thriftbench echo-server [flags]   serve the protocol/transport ceiling
        thriftbench compare [flags]       thriftd, Cassandra 3.11 and the ceiling side by side
+       thriftbench start-up [flags]      time thriftd's start-up on a data directory
 
 flags:
 `)

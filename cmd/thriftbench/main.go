@@ -35,6 +35,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return runEchoCommand(ctx, args[1:], stdout, stderr)
 		case "compare":
 			return runCompareCommand(ctx, args[1:], stdout, stderr)
+		case "start-up":
+			return runStartupCommand(ctx, args[1:], stdout, stderr)
 		}
 	}
 	return runLoadCommand(ctx, args, stdout, stderr)
