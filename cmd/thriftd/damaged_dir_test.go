@@ -175,9 +175,9 @@ func TestDamagedDataDir(t *testing.T) {
 		// valueLog: the damage is to the value log, whose lost values
 		// fail their reads (Badger keeps no index of it to check).
 		valueLog bool
-		// setAside: the directory holds a table its MANIFEST does not
-		// list, as a crash during a flush or compaction leaves one:
-		// thriftd must start, and log that it set the table aside.
+		// setAside: the directory holds what a crash leaves (a table its
+		// MANIFEST does not list, an empty log): thriftd must start, and
+		// log that it set the file aside.
 		setAside string
 	}{
 		{name: "intact", damage: func(*testing.T, string) {}},
@@ -202,6 +202,16 @@ func TestDamagedDataDir(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
+		{name: "memtable log created, not sized", setAside: "00099.mem", damage: func(t *testing.T, d string) {
+			if err := os.WriteFile(filepath.Join(d, "00099.mem"), nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "value log created, not sized", setAside: "000099.vlog", damage: func(t *testing.T, d string) {
+			if err := os.WriteFile(filepath.Join(d, "000099.vlog"), nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
 		{name: "table lost", damage: func(t *testing.T, d string) {
 			for _, f := range filesWithSuffix(t, d, ".sst") {
 				if err := os.Remove(f); err != nil {
@@ -216,8 +226,8 @@ func TestDamagedDataDir(t *testing.T) {
 			tc.damage(t, d)
 			_, addr, status, logs := startOrFail(t, "--data-dir", d)
 			if tc.setAside != "" {
-				set, _ := filepath.Glob(filepath.Join(d, "unlisted-tables", "*", tc.setAside))
-				if addr == "" || len(set) != 1 || !strings.Contains(logs(), "set aside tables the MANIFEST does not list") {
+				set, _ := filepath.Glob(filepath.Join(d, "set-aside", "*", tc.setAside))
+				if addr == "" || len(set) != 1 || !strings.Contains(logs(), "set aside what a crash left") {
 					t.Fatalf("started: %v; %s set aside: %v; want both, and a warning:\n%s", addr != "", tc.setAside, set, logs())
 				}
 			}

@@ -34,33 +34,39 @@ import (
 // compaction it interrupted: Badger writes a new table whole, then
 // appends to the MANIFEST, synced, the change that adds it (and removes a
 // compaction's inputs), and only then deletes the memtable's log or the
-// inputs. Such a table holds nothing that the tables the MANIFEST lists
-// and the memtables' logs do not, and Cassandra, too, removes the
-// leftovers of an unfinished compaction when it starts. A MANIFEST cut
+// inputs. An unlisted table is thus the output of a change that did not
+// commit, or an input of one that did, and holds nothing that the tables
+// the MANIFEST lists and the memtables' logs do not. Cassandra, too,
+// removes the leftovers of an unfinished compaction when it starts. A MANIFEST cut
 // short by damage leaves unlisted tables too, which may hold the only
 // copy of their rows. So when the MANIFEST reads whole to its last byte
 // and every table it lists is there and readable, checkDataDir moves the
 // unlisted tables out of Badger's way, into a directory of their own
-// under unlistedDir, and logs where: nothing is deleted, and the store
+// under setAsideDir, and logs where: nothing is deleted, and the store
 // opens after a crash without a hand on it. A MANIFEST that ends in a
 // torn change, or lists a table that is missing, is damage: refused. One
 // cut exactly between two changes cannot be told from a crash; its
 // unlisted tables are set aside too, and the warning says where.
+//
+// A crash between creating a memtable's or the value log's next file and
+// sizing it leaves the file empty, and Badger then refuses to open the
+// store (github.com/dgraph-io/badger/issues/2207, open). An empty log
+// holds nothing: it is set aside with the tables.
 
 // ErrDamaged is the error of opening a damaged data directory.
 var ErrDamaged = errors.New("damaged data directory")
 
 const manifestFile = "MANIFEST"
 
-// unlistedDir is the directory, under the data directory, of the tables
+// setAsideDir is the directory, under the data directory, of the files
 // set aside at open (a subdirectory per open that set some aside).
-const unlistedDir = "unlisted-tables"
+const setAsideDir = "set-aside"
 
 // checkDataDir checks, before Badger opens it, that the store in dir is
 // whole: a MANIFEST if any table or log is there, read whole, and every
-// table it lists readable (footer, index and its checksum). Tables it
-// does not list are set aside (setAsideUnlisted). A directory that does
-// not exist, or holds no store yet, passes.
+// table it lists readable (footer, index and its checksum). The tables it
+// does not list, and empty logs, are set aside. A directory that does not
+// exist, or holds no store yet, passes.
 func checkDataDir(dir string, log *slog.Logger) error {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -77,6 +83,51 @@ func checkDataDir(dir string, log *slog.Logger) error {
 		return nil
 	}
 	defer unlock()
+	unlisted, err := checkTables(dir, entries)
+	if err != nil {
+		return err
+	}
+	empty, err := emptyLogs(dir, entries)
+	if err != nil {
+		return err
+	}
+	if len(unlisted)+len(empty) == 0 {
+		return nil
+	}
+	aside, err := setAside(dir, append(slices.Clone(unlisted), empty...))
+	if err != nil {
+		return err
+	}
+	log.Warn("set aside what a crash left: tables the MANIFEST does not list (the outputs of flushes or compactions it interrupted, whose data the store still holds) and empty logs; remove them once the store reads as expected (if the directory was damaged or copied while in use instead, the tables may hold rows it lacks: restore it from a backup)",
+		"dir", aside, "tables", strings.Join(unlisted, ","), "empty_logs", strings.Join(empty, ","))
+	return nil
+}
+
+// emptyLogs lists the memtable and value logs of dir that are empty. A
+// crash between creating a log and sizing it leaves one, which holds
+// nothing and which Badger refuses to open
+// (github.com/dgraph-io/badger/issues/2207).
+func emptyLogs(dir string, entries []fs.DirEntry) ([]string, error) {
+	var empty []string
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || !strings.HasSuffix(name, ".mem") && !strings.HasSuffix(name, ".vlog") {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			return nil, fmt.Errorf("%w %s: %v", ErrDamaged, dir, err)
+		}
+		if info.Size() == 0 {
+			empty = append(empty, name)
+		}
+	}
+	return empty, nil
+}
+
+// checkTables checks the MANIFEST of dir and the tables it lists, and
+// returns the tables it does not list.
+func checkTables(dir string, entries []fs.DirEntry) (unlisted []string, err error) {
 	onDisk := map[uint64]string{}
 	for _, e := range entries {
 		name := e.Name()
@@ -85,31 +136,30 @@ func checkDataDir(dir string, log *slog.Logger) error {
 		}
 		id, ok := table.ParseFileID(name)
 		if !ok {
-			return fmt.Errorf("%w %s: a table file with an unexpected name: %s", ErrDamaged, dir, name)
+			return nil, fmt.Errorf("%w %s: a table file with an unexpected name: %s", ErrDamaged, dir, name)
 		}
 		onDisk[id] = name
 	}
 	f, err := os.Open(filepath.Join(dir, manifestFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		if len(onDisk) > 0 {
-			return fmt.Errorf("%w %s: its %s is missing but it holds %d tables (Badger would start an empty store over them); restore the directory from a backup",
+			return nil, fmt.Errorf("%w %s: its %s is missing but it holds %d tables (Badger would start an empty store over them); restore the directory from a backup",
 				ErrDamaged, dir, manifestFile, len(onDisk))
 		}
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("%w %s: %v", ErrDamaged, dir, err)
+		return nil, fmt.Errorf("%w %s: %v", ErrDamaged, dir, err)
 	}
 	defer f.Close()
 	m, whole, err := badger.ReplayManifestFile(f, 0, badger.DefaultOptions(dir))
 	if err != nil {
-		return fmt.Errorf("%w %s: its %s is unreadable: %v; restore the directory from a backup", ErrDamaged, dir, manifestFile, err)
+		return nil, fmt.Errorf("%w %s: its %s is unreadable: %v; restore the directory from a backup", ErrDamaged, dir, manifestFile, err)
 	}
 	st, err := f.Stat()
 	if err != nil {
-		return fmt.Errorf("%w %s: %v", ErrDamaged, dir, err)
+		return nil, fmt.Errorf("%w %s: %v", ErrDamaged, dir, err)
 	}
-	var unlisted []string
 	for id, name := range onDisk {
 		if _, ok := m.Tables[id]; !ok {
 			unlisted = append(unlisted, name)
@@ -117,7 +167,7 @@ func checkDataDir(dir string, log *slog.Logger) error {
 	}
 	slices.Sort(unlisted)
 	if len(unlisted) > 0 && whole < st.Size() {
-		return fmt.Errorf("%w %s: its %s ends in a torn change (%d of its %d bytes read) and does not list the tables %s (Badger would delete them); restore the directory from a backup",
+		return nil, fmt.Errorf("%w %s: its %s ends in a torn change (%d of its %d bytes read) and does not list the tables %s (Badger would delete them); restore the directory from a backup",
 			ErrDamaged, dir, manifestFile, whole, st.Size(), strings.Join(unlisted, ", "))
 	}
 	ids := make([]uint64, 0, len(m.Tables))
@@ -128,35 +178,26 @@ func checkDataDir(dir string, log *slog.Logger) error {
 	for _, id := range ids {
 		name, ok := onDisk[id]
 		if !ok {
-			return fmt.Errorf("%w %s: the table %s its %s lists is missing; restore the directory from a backup",
+			return nil, fmt.Errorf("%w %s: the table %s its %s lists is missing; restore the directory from a backup",
 				ErrDamaged, dir, table.IDToFilename(id), manifestFile)
 		}
 		if err := checkTableFile(filepath.Join(dir, name), m.Tables[id]); err != nil {
-			return fmt.Errorf("%w %s: table %s: %v; restore the directory from a backup", ErrDamaged, dir, name, err)
+			return nil, fmt.Errorf("%w %s: table %s: %v; restore the directory from a backup", ErrDamaged, dir, name, err)
 		}
 	}
-	if len(unlisted) == 0 {
-		return nil
-	}
-	aside, err := setAsideUnlisted(dir, unlisted)
-	if err != nil {
-		return err
-	}
-	log.Warn("set aside tables the MANIFEST does not list: the outputs of flushes or compactions a crash interrupted, whose data the store still holds; remove them once it reads as expected (if the directory was damaged or copied while in use instead, they may hold rows it lacks: restore it from a backup)",
-		"dir", aside, "tables", len(unlisted), "names", strings.Join(unlisted, ","))
-	return nil
+	return unlisted, nil
 }
 
-// setAsideUnlisted moves the tables named into a new directory under
-// dir's unlistedDir, named after the time, and returns it.
-func setAsideUnlisted(dir string, names []string) (string, error) {
-	aside := filepath.Join(dir, unlistedDir, time.Now().UTC().Format("20060102T150405.000Z"))
+// setAside moves the files named into a new directory under dir's
+// setAsideDir, named after the time, and returns it.
+func setAside(dir string, names []string) (string, error) {
+	aside := filepath.Join(dir, setAsideDir, time.Now().UTC().Format("20060102T150405.000Z"))
 	if err := os.MkdirAll(aside, 0o700); err != nil {
-		return "", fmt.Errorf("set aside the tables its %s does not list: %w", manifestFile, err)
+		return "", fmt.Errorf("set aside what a crash left in %s: %w", dir, err)
 	}
 	for _, name := range names {
 		if err := os.Rename(filepath.Join(dir, name), filepath.Join(aside, name)); err != nil {
-			return "", fmt.Errorf("set aside table %s its %s does not list: %w", name, manifestFile, err)
+			return "", fmt.Errorf("set aside %s, which a crash left in %s: %w", name, dir, err)
 		}
 	}
 	return aside, nil
