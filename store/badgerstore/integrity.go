@@ -37,16 +37,17 @@ import (
 // inputs. An unlisted table is thus the output of a change that did not
 // commit, or an input of one that did, and holds nothing that the tables
 // the MANIFEST lists and the memtables' logs do not. Cassandra, too,
-// removes the leftovers of an unfinished compaction when it starts. A MANIFEST cut
-// short by damage leaves unlisted tables too, which may hold the only
-// copy of their rows. So when the MANIFEST reads whole to its last byte
-// and every table it lists is there and readable, checkDataDir moves the
-// unlisted tables out of Badger's way, into a directory of their own
-// under setAsideDir, and logs where: nothing is deleted, and the store
-// opens after a crash without a hand on it. A MANIFEST that ends in a
-// torn change, or lists a table that is missing, is damage: refused. One
-// cut exactly between two changes cannot be told from a crash; its
-// unlisted tables are set aside too, and the warning says where.
+// removes the leftovers of an unfinished compaction when it starts. A
+// MANIFEST cut short by damage leaves unlisted tables too, which may hold
+// the only copy of their rows. So when the MANIFEST reads whole to its
+// last byte and every table it lists is there and readable, checkDataDir
+// moves the unlisted tables out of Badger's way, into a directory of
+// their own under setAsideDir, and logs where: nothing is deleted, and
+// the store opens after a crash without a hand on it. A MANIFEST that
+// ends in a torn change, or lists a table that is missing, is damage:
+// refused. One cut exactly between two changes cannot be told from a
+// crash; its unlisted tables are set aside too, and the warning says
+// where.
 //
 // A crash between creating a memtable's or the value log's next file and
 // sizing it leaves the file empty, and Badger then refuses to open the
@@ -98,7 +99,7 @@ func checkDataDir(dir string, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	log.Warn("set aside what a crash left: tables the MANIFEST does not list (the outputs of flushes or compactions it interrupted, whose data the store still holds) and empty logs; remove them once the store reads as expected (if the directory was damaged or copied while in use instead, the tables may hold rows it lacks: restore it from a backup)",
+	log.Warn("set aside what a crash left: tables the MANIFEST does not list (outputs of flushes or compactions it interrupted, or inputs they replaced, whose data the store still holds) and empty logs; remove them once the store reads as expected (if the directory was damaged or copied while in use instead, the tables may hold rows it lacks: restore it from a backup)",
 		"dir", aside, "tables", strings.Join(unlisted, ","), "empty_logs", strings.Join(empty, ","))
 	return nil
 }
