@@ -103,7 +103,11 @@ func startupMain(ctx context.Context, cfg *startupConfig, stdout, stderr io.Writ
 		if err != nil {
 			return fmt.Errorf("start %d: %w", i, err)
 		}
-		fmt.Fprintf(stdout, "start %d: answered after %d ms, VmRSS %.1f MiB\n", i, m.answered.Milliseconds(), float64(m.vmRSSKiB)/1024)
+		rss := "unknown"
+		if m.vmRSSKiB >= 0 {
+			rss = fmt.Sprintf("%.1f MiB", float64(m.vmRSSKiB)/1024)
+		}
+		fmt.Fprintf(stdout, "start %d: answered after %d ms, VmRSS %s\n", i, m.answered.Milliseconds(), rss)
 		measured = append(measured, m)
 	}
 	times := make([]time.Duration, len(measured))
