@@ -147,13 +147,8 @@ func writeUntilKilled(t *testing.T, addr string, child *exec.Cmd, cycle int, d t
 	}
 	ctx := context.Background()
 	for w := range 4 {
-		c := dialTest(t, addr)
+		c := dialCrash(t, addr)
 		run(func(i int) (func(), error) {
-			if i == 0 {
-				if err := c.SetKeyspace(ctx, "crash"); err != nil {
-					return func() {}, err
-				}
-			}
 			row := fmt.Sprintf("c%d-w%d-%06d", cycle, w, i)
 			muts := make([]*cassandra.Mutation, crashColumns)
 			for col := range muts {
@@ -165,13 +160,8 @@ func writeUntilKilled(t *testing.T, addr string, child *exec.Cmd, cycle int, d t
 			return func() { out.rows = append(out.rows, row) }, nil
 		})
 	}
-	sc := dialTest(t, addr)
+	sc := dialCrash(t, addr)
 	run(func(i int) (func(), error) {
-		if i == 0 {
-			if err := sc.SetKeyspace(ctx, "crash"); err != nil {
-				return func() {}, err
-			}
-		}
 		row := fmt.Sprintf("s%d-%06d", cycle, i)
 		var muts []*cassandra.Mutation
 		for super := range 4 {
@@ -186,13 +176,8 @@ func writeUntilKilled(t *testing.T, addr string, child *exec.Cmd, cycle int, d t
 		}
 		return func() { out.supers = append(out.supers, row) }, nil
 	})
-	cc := dialTest(t, addr)
+	cc := dialCrash(t, addr)
 	run(func(i int) (func(), error) {
-		if i == 0 {
-			if err := cc.SetKeyspace(ctx, "crash"); err != nil {
-				return func() {}, err
-			}
-		}
 		n := i % crashCounters
 		err := cc.Add(ctx, []byte("counters"), &cassandra.ColumnParent{ColumnFamily: "cnt"},
 			&cassandra.CounterColumn{Name: []byte(fmt.Sprintf("n%d", n)), Value: 1}, one)
@@ -209,6 +194,16 @@ func writeUntilKilled(t *testing.T, addr string, child *exec.Cmd, cycle int, d t
 	close(stop)
 	wg.Wait()
 	return out
+}
+
+// dialCrash opens a connection to addr in the crash test's keyspace.
+func dialCrash(t *testing.T, addr string) *cassandra.CassandraClient {
+	t.Helper()
+	c := dialTest(t, addr)
+	if err := c.SetKeyspace(context.Background(), "crash"); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // superValue is the value of a subcolumn of a super row.
