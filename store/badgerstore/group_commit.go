@@ -27,7 +27,11 @@ import (
 // conflict is retried whole, as a writer's own was. If the group's write
 // panics, the panic is the leader's call's (the server answers it with an
 // internal error), the other members apply alone, and the next queued
-// writer leads: one bad call never stalls the writers behind it.
+// writer leads: one bad call never stalls the writers behind it. A panic
+// after the transaction committed (while the caches are told) leaves the
+// members committed: applying their rows again would count their counter
+// adds twice, and a cache entry not told stays invalidated, which its
+// writer did before writing.
 //
 // No writer waits for a group to fill: a writer that finds no commit
 // running commits its rows at once, alone.
@@ -75,6 +79,9 @@ type groupCommitter struct {
 	mu      sync.Mutex
 	queue   []*commitJob
 	leading bool
+	// beforePublish, when set (by tests), runs after a group's
+	// transaction has committed and before its writes are published.
+	beforePublish func()
 	// jobs keeps commitJobs, with their channels, for reuse: a queued
 	// writer's job and channel were a fifth of the bytes thriftd's own
 	// code allocated for a single-column insert. A job is told exactly
@@ -149,7 +156,8 @@ func (e *Engine) passLead() {
 // commitGroup commits the leader's job with the jobs queued behind it that
 // fit, and tells each its result. If the group fails, every member applies
 // its rows alone, each in its own writer's goroutine; so they do too if
-// the group's write panics, which leaves the panic to the leader's call.
+// the group's write panics before its transaction committed, which leaves
+// the panic to the leader's call.
 func (e *Engine) commitGroup(leader *commitJob) {
 	g := &e.group
 	g.mu.Lock()
@@ -179,13 +187,17 @@ func (e *Engine) commitGroup(leader *commitJob) {
 			j.wake <- w
 		}
 	}
-	finished := false
+	finished, stored := false, false
 	defer func() {
-		if !finished {
+		switch {
+		case finished:
+		case stored:
+			tell(committed)
+		default:
 			tell(applyAlone)
 		}
 	}()
-	err := retryWrites(leader.ctx, func() error { return e.applyJobs(jobs) })
+	err := retryWrites(leader.ctx, func() error { return e.applyJobs(jobs, &stored) })
 	finished = true
 	if err == nil {
 		e.groupedWrites.Add(int64(len(jobs)))
@@ -197,8 +209,9 @@ func (e *Engine) commitGroup(leader *commitJob) {
 	leader.err = retryWrites(leader.ctx, func() error { return e.applyOnce(leader.rows) })
 }
 
-// applyJobs writes the rows of every job in one transaction.
-func (e *Engine) applyJobs(jobs []*commitJob) error {
+// applyJobs writes the rows of every job in one transaction; it sets
+// *stored once the transaction has committed.
+func (e *Engine) applyJobs(jobs []*commitJob, stored *bool) error {
 	txn := e.db.NewTransaction(true)
 	defer txn.Discard()
 	w := e.newWriter(txn)
@@ -212,6 +225,10 @@ func (e *Engine) applyJobs(jobs []*commitJob) error {
 	}
 	if err := e.commit(txn); err != nil {
 		return err
+	}
+	*stored = true
+	if hook := e.group.beforePublish; hook != nil {
+		hook()
 	}
 	w.publish()
 	return nil

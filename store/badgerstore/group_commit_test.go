@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -259,6 +260,61 @@ func TestGroupCommitSurvivesAPanic(t *testing.T) {
 	f.e.group.mu.Unlock()
 	if led {
 		t.Error("the group is still led after every writer returned")
+	}
+}
+
+// TestGroupCommitPanicAfterCommit: when a group's write panics after its
+// transaction committed, while the caches are told, the panic is the
+// leader's call's and every member's rows stay committed once: no member
+// applies its counter add a second time.
+func TestGroupCommitPanicAfterCommit(t *testing.T) {
+	f := newFixture(t)
+	_, _, counters := groupFamilies(f)
+	rows := ownStripes{e: f.e, used: map[uint16]bool{}}
+	keys := [][]byte{rows.key(counters(), "n1"), rows.key(counters(), "n2"), rows.key(counters(), "n3")}
+	var hookRuns atomic.Int32
+	f.e.group.beforePublish = func() {
+		if hookRuns.Add(1) == 1 {
+			panic("publishing failed")
+		}
+	}
+	panicked := make([]bool, len(keys))
+	errs := runQueued(t, f.e, len(keys), func(i int) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				panicked[i] = true
+			}
+		}()
+		m := store.RowMutation{Table: counters(), Key: keys[i], Ops: []store.Op{{Kind: store.OpCounterAdd, Name: []byte("hits"), Delta: 7}}}
+		return f.e.commitRows(context.Background(), []store.RowMutation{m})
+	})
+	f.e.group.beforePublish = nil
+	if n := hookRuns.Load(); n != 1 {
+		t.Fatalf("%d transactions reached publishing, want the group's one", n)
+	}
+	leaders := 0
+	for i := range keys {
+		if panicked[i] {
+			leaders++
+			continue
+		}
+		if errs[i] != nil {
+			t.Errorf("member %d: %v", i, errs[i])
+		}
+	}
+	if leaders != 1 {
+		t.Errorf("%d calls carried the panic, want the leader's", leaders)
+	}
+	for i, key := range keys {
+		cnt := f.slice(counters(), string(key), store.SliceQuery{Count: all})
+		if len(cnt.Cells) != 1 || cnt.Cells[0].CounterValue != 7 {
+			t.Errorf("counter of writer %d: %+v, want 7 counted once", i, cnt.Cells)
+		}
+	}
+	// The lead was passed on, and the counters read right after another add.
+	enginetest.Apply(t, f.e, store.RowMutation{Table: counters(), Key: keys[0], Ops: []store.Op{{Kind: store.OpCounterAdd, Name: []byte("hits"), Delta: 1}}})
+	if cnt := f.slice(counters(), string(keys[0]), store.SliceQuery{Count: all}); len(cnt.Cells) != 1 || cnt.Cells[0].CounterValue != 8 {
+		t.Errorf("counter after one more add: %+v, want 8", cnt.Cells)
 	}
 }
 
