@@ -69,21 +69,27 @@ const setAsideDir = "set-aside"
 // does not list, and empty logs, are set aside. A directory that does not
 // exist, or holds no store yet, passes.
 func checkDataDir(dir string, log *slog.Logger) error {
-	entries, err := os.ReadDir(dir)
+	// A store another process has open changes under the check (a
+	// compaction's new tables are not in the MANIFEST yet): the check is
+	// for Badger's own refusal to open a directory in use. The lock is
+	// exclusive, so that of two processes starting on one directory only
+	// one checks it and sets files aside; the other leaves the directory
+	// to Badger, which opens it for one of them.
+	unlock, inUse, err := lockDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("read data directory %s: %w", dir, err)
+		return fmt.Errorf("lock data directory %s: %w", dir, err)
 	}
-	// A store another process has open changes under the check (a
-	// compaction's new tables are not in the MANIFEST yet): the check is
-	// for Badger's own refusal to open a directory in use.
-	unlock, inUse := lockDirShared(dir)
 	if inUse {
 		return nil
 	}
 	defer unlock()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("read data directory %s: %w", dir, err)
+	}
 	unlisted, err := checkTables(dir, entries)
 	if err != nil {
 		return err
@@ -204,19 +210,22 @@ func setAside(dir string, names []string) (string, error) {
 	return aside, nil
 }
 
-// lockDirShared takes a shared lock of dir, the flock Badger takes
-// exclusively while it has the store open, and reports whether another
-// process holds it.
-func lockDirShared(dir string) (unlock func(), inUse bool) {
+// lockDir takes the flock that Badger takes while it has the store in
+// dir open, and reports whether another process holds it (Badger, or
+// another thriftd checking the directory).
+func lockDir(dir string) (unlock func(), inUse bool, err error) {
 	d, err := os.Open(dir)
 	if err != nil {
-		return func() {}, false
+		return nil, false, err
 	}
-	if err := syscall.Flock(int(d.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+	if err := syscall.Flock(int(d.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		d.Close()
-		return func() {}, errors.Is(err, syscall.EWOULDBLOCK)
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, true, nil
+		}
+		return nil, false, err
 	}
-	return func() { d.Close() }, false
+	return func() { d.Close() }, false, nil
 }
 
 // checkTableFile opens a table as Badger opens it, its index checksum
