@@ -39,6 +39,9 @@ func (e *Engine) Apply(ctx context.Context, b *store.Batch) error {
 	if err := e.disk.check(); err != nil {
 		return err
 	}
+	if e.deferrable(b) {
+		return e.applyDeferred(ctx, b.Rows)
+	}
 	if b.Atomic {
 		err := e.applyWithRetry(ctx, b.Rows)
 		if errors.Is(err, badger.ErrTxnTooBig) {
@@ -84,7 +87,10 @@ var conflictsLost atomic.Int64
 // concurrent writers (group_commit.go), holding their row locks so that
 // no other writer of those rows can make it conflict.
 func (e *Engine) applyWithRetry(ctx context.Context, rows []store.RowMutation) error {
-	unlock := e.lockRows(rows)
+	unlock, err := e.lockRowsSettled(ctx, rows)
+	if err != nil {
+		return err
+	}
 	defer unlock()
 	return e.commitRows(ctx, rows)
 }
@@ -150,8 +156,19 @@ func (e *Engine) newWriter(txn *badger.Txn) *writer {
 	default:
 		w = &writer{e: e}
 	}
-	w.txn, w.now, w.realNow = txn, e.nowSeconds(), time.Now().Unix()
+	w.setClock(e.now().UnixMicro(), time.Now().Unix())
+	w.txn = txn
 	return w
+}
+
+// setClock sets the writer's engine clock (Unix microseconds) and wall
+// clock (Unix seconds): when the write was acknowledged.
+func (w *writer) setClock(nowMicro, realNow int64) {
+	sec := nowMicro / 1e6
+	if nowMicro%1e6 < 0 {
+		sec--
+	}
+	w.now, w.nowMicro, w.realNow = uint32(sec), nowMicro, realNow
 }
 
 // releaseWriter returns a writer to the pool once its transaction has
@@ -189,11 +206,12 @@ func (e *Engine) releaseWriter(w *writer) {
 
 // writer applies row mutations inside one transaction.
 type writer struct {
-	e       *Engine
-	txn     *badger.Txn
-	now     uint32 // engine clock, Unix seconds
-	realNow int64  // wall clock, for Badger's own expiry
-	slab    slab
+	e        *Engine
+	txn      *badger.Txn
+	now      uint32 // engine clock, Unix seconds
+	nowMicro int64  // engine clock, Unix microseconds (counter timestamps)
+	realNow  int64  // wall clock, for Badger's own expiry
+	slab     slab
 	// slabKept is what Engine.keepSlab counted for the slab while the
 	// writer is in the free list.
 	slabKept int64

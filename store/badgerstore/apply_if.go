@@ -34,10 +34,13 @@ func (e *Engine) ApplyIf(ctx context.Context, m *store.RowMutation, cond *store.
 	}
 	check := cond.Reads()
 	rp, _ := e.rowPrefix(nil, m.Table, m.Key)
-	unlock := e.rowLocks.lockRow(rp)
+	unlock, err := e.lockRowsSettled(ctx, []store.RowMutation{*m})
+	if err != nil {
+		return false, err
+	}
 	defer unlock()
 	var applied bool
-	err := retryWrites(ctx, func() error {
+	err = retryWrites(ctx, func() error {
 		applied = false
 		current.Reset()
 		txn := e.db.NewTransaction(true)

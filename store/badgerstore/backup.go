@@ -111,6 +111,9 @@ type BackupInfo struct {
 func (e *Engine) WriteBackup(ctx context.Context, w io.Writer, info BackupInfo) (*BackupHeader, int64, error) {
 	e.schemaMu.Lock()
 	defer e.schemaMu.Unlock()
+	if err := e.settleAll(ctx); err != nil {
+		return nil, 0, err
+	}
 	hdr := &BackupHeader{
 		FormatVersion: BackupFormatVersion,
 		Created:       e.now().UTC(),
@@ -367,6 +370,16 @@ func OpenReadOnly(ctx context.Context, dir string, logger *slog.Logger) (*Engine
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("the store in %q: %w", dir, err)
+	}
+	// A server that stopped without closing its store may have left
+	// acknowledged writes in the deferred writes' log, which only a start
+	// applies: a backup without them would lose them unsaid.
+	if n, err := unappliedWrites(db, dir); err != nil || n > 0 {
+		db.Close()
+		if err == nil {
+			err = fmt.Errorf("the store in %q holds %d acknowledged writes not yet applied (its server stopped without closing it): start thriftd on it once, stop it, then back it up", dir, n)
+		}
+		return nil, err
 	}
 	e := &Engine{
 		db:       db,

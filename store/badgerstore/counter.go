@@ -48,7 +48,7 @@ func (w *writer) addCounter(rp []byte, t *store.Table, op *store.Op) error {
 	if len(logical) > maxKey {
 		key, cut = finishKey(append([]byte(nil), logical...))
 	}
-	ts := w.e.now().UnixMicro()
+	ts := w.nowMicro
 	rec := record{flags: flagCounter, timestamp: ts}
 	if cut {
 		rec.flags |= flagCutKey

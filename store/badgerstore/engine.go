@@ -57,6 +57,11 @@ type Options struct {
 	// an entry each, as stores written before packs did (pack.go); tests
 	// of that layout set it.
 	UnpackedSuperColumns bool
+	// ApplyBeforeAcknowledging applies every write to Badger before
+	// Apply returns, as the sync batch does but without its fsync: no
+	// write is deferred (deferred.go). Tests of the engine's write path
+	// set it.
+	ApplyBeforeAcknowledging bool
 }
 
 // Engine is the Badger storage engine. It implements store.Engine.
@@ -131,6 +136,9 @@ type Engine struct {
 	// memory.
 	disk *diskGuard
 	bg   sync.WaitGroup
+	// deferred queues the writes acknowledged before Badger has them
+	// (deferred.go); nil with the sync batch.
+	deferred *deferredWrites
 }
 
 var _ store.Engine = (*Engine)(nil)
@@ -210,6 +218,14 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		e.bg.Wait()
 		db.Close()
 		return nil, err
+	}
+	if opts.Sync == SyncPeriodic && !opts.ApplyBeforeAcknowledging {
+		if err := e.openDeferred(opts.Dir, opts.InMemory); err != nil {
+			close(e.stop)
+			e.bg.Wait()
+			db.Close()
+			return nil, err
+		}
 	}
 	if opts.Sync == SyncPeriodic && !opts.InMemory {
 		e.every(opts.SyncPeriod, e.periodicSync)
@@ -320,8 +336,10 @@ func (e *Engine) Catalog() *store.Catalog { return e.catalog.Load() }
 
 // Close stops background work, syncs and closes the database.
 func (e *Engine) Close() error {
+	deferredErr := e.stopDeferred()
 	close(e.stop)
 	e.bg.Wait()
+	deferredErr = errors.Join(deferredErr, e.closeDeferredLog())
 	e.retireSnapshot()
 	// Badger's Close flushes its memtable into the directory by its name:
 	// into a removed directory it retries for ever, into a replacement it
@@ -331,9 +349,9 @@ func (e *Engine) Close() error {
 		return fmt.Errorf("close badger store: %w: %s; its last writes were not flushed", ErrDataDirGone, e.disk.dir)
 	}
 	if err := e.db.Close(); err != nil {
-		return fmt.Errorf("close badger store: %w", err)
+		return errors.Join(deferredErr, fmt.Errorf("close badger store: %w", err))
 	}
-	return nil
+	return deferredErr
 }
 
 // nowSeconds is the engine clock in Unix seconds.
@@ -406,6 +424,11 @@ func (e *Engine) every(period time.Duration, fn func(ctx context.Context)) {
 func (e *Engine) periodicSync(context.Context) {
 	if err := e.db.Sync(); err != nil {
 		e.log.Error("periodic sync failed", "err", err)
+	}
+	if d := e.deferred; d != nil && d.log != nil {
+		if err := d.log.sync(); err != nil {
+			e.log.Error("periodic sync failed", "err", err)
+		}
 	}
 }
 

@@ -42,6 +42,10 @@ type fixture struct {
 	dir   string
 }
 
+// openTestEngine opens a store on a test clock that applies each write
+// before acknowledging it, so that the tests of the write path see what a
+// write did once it returns; the contract tests (contract_test.go) and
+// the compared stores (openComparedStores) defer theirs.
 func openTestEngine(t testing.TB, dir string, part string) *fixture {
 	t.Helper()
 	p, err := partition.ByName(part)
@@ -55,6 +59,8 @@ func openTestEngine(t testing.TB, dir string, part string) *fixture {
 		Logger:      slog.New(slog.DiscardHandler),
 		Now:         clock.Now,
 		InMemory:    dir == "",
+
+		ApplyBeforeAcknowledging: true,
 	})
 	if err != nil {
 		t.Fatal(err)

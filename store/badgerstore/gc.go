@@ -60,6 +60,9 @@ func (e *Engine) collectInBackground(ctx context.Context) {
 // Badger's value log collection.
 func (e *Engine) CollectGarbage(ctx context.Context) (GCStats, error) {
 	var stats GCStats
+	if err := e.settleAll(ctx); err != nil {
+		return stats, err
+	}
 	tables := map[uint32]*store.Table{}
 	for _, ks := range e.Catalog().Keyspaces {
 		for _, t := range ks.Tables {

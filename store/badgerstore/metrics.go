@@ -31,6 +31,10 @@ type Stats struct {
 	// AloneAfterGroup those that applied their rows alone after their
 	// group failed (group_commit.go).
 	GroupedWrites, AloneAfterGroup int64
+	// DeferredWrites counts the writes acknowledged before they were
+	// applied since the store opened, DeferredPending those not applied
+	// yet, DeferredDropped those Badger refused for good (deferred.go).
+	DeferredWrites, DeferredPending, DeferredDropped int64
 	// SharedReads counts the reads that took the snapshot another read
 	// had opened, OwnReads those that opened one (snapshot.go).
 	SharedReads, OwnReads int64
@@ -100,6 +104,10 @@ func (e *Engine) Stats() (Stats, error) {
 		RowImageHits: cells.rowHits, RowImageMisses: cells.rowMisses,
 		MarkFilterSkips: markSkipped, MarkFilterBytes: markBytes,
 		AllocatorBytesReleased: e.allocatorBytesReleased.Load()}
+	if d := e.deferred; d != nil {
+		st.DeferredPending, st.DeferredDropped = d.total.Load(), d.lost.Load()
+		st.DeferredWrites = int64(d.queued.Load())
+	}
 	if e.disk != nil {
 		e.disk.look()
 		st.DiskFreeBytes, st.DiskReserveBytes = int64(e.disk.free.Load()), int64(e.disk.reserve.Load())

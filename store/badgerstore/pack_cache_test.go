@@ -119,13 +119,15 @@ func TestPackCacheChangesNoResult(t *testing.T) {
 }
 
 // openComparedStores opens two stores on one clock, each with a family
-// of def, for tests that compare them.
+// of def, for tests that compare them. The first defers its writes
+// (deferred.go), the second applies each before acknowledging it: the
+// tests that take a cache away from the second compare both ways.
 func openComparedStores(t *testing.T, clock *testClock, def store.TableDef) ([2]*Engine, [2]*store.Table) {
 	t.Helper()
 	var engines [2]*Engine
 	var tables [2]*store.Table
 	for i := range engines {
-		e := openLayout(t, t.TempDir(), false, clock)
+		e := openLayoutDeferring(t, t.TempDir(), false, clock, i == 0)
 		t.Cleanup(func() { e.Close() })
 		engines[i] = e
 		tables[i] = enginetest.CreateTable(t, e, def)

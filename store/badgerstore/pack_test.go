@@ -20,8 +20,16 @@ import (
 )
 
 // openLayout opens an engine on dir whose new Super families are packed
-// or not, on clock.
+// or not, on clock. It applies each write before acknowledging it, so
+// that the tests of the write path see what a write did once it returns.
 func openLayout(t testing.TB, dir string, unpacked bool, clock *testClock) *Engine {
+	t.Helper()
+	return openLayoutDeferring(t, dir, unpacked, clock, false)
+}
+
+// openLayoutDeferring is openLayout, with deferred writes (deferred.go)
+// or without.
+func openLayoutDeferring(t testing.TB, dir string, unpacked bool, clock *testClock, deferring bool) *Engine {
 	t.Helper()
 	p, err := partition.ByName("Murmur3Partitioner")
 	if err != nil {
@@ -34,6 +42,8 @@ func openLayout(t testing.TB, dir string, unpacked bool, clock *testClock) *Engi
 		Now:                  clock.Now,
 		GCInterval:           -1,
 		UnpackedSuperColumns: unpacked,
+
+		ApplyBeforeAcknowledging: !deferring,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -141,3 +141,19 @@ func (e *Engine) lockRows(rows []store.RowMutation) (unlock func()) {
 	}
 	return e.rowLocks.lock(slots)
 }
+
+// lockSlots locks the rows of the given version slots (see lock), which
+// it leaves as they are.
+func (l *rowLocks) lockSlots(slots []uint16) (unlock func()) {
+	if len(slots) == 1 {
+		m := &l.stripes[stripeOf(slots[0])]
+		v := &l.versions[slots[0]]
+		m.Lock()
+		v.Add(1)
+		return func() {
+			v.Add(1)
+			m.Unlock()
+		}
+	}
+	return l.lock(slices.Clone(slots))
+}

@@ -19,6 +19,9 @@ func (e *Engine) Scan(ctx context.Context, t *store.Table, q *store.ScanQuery, o
 	if err := checkTable(t); err != nil {
 		return err
 	}
+	if err := e.settleAll(ctx); err != nil {
+		return err
+	}
 	snap := e.acquireRead()
 	defer e.releaseRead(snap)
 	txn := snap.txn

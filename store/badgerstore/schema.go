@@ -154,6 +154,9 @@ func (e *Engine) schemaChange(ctx context.Context, fn func(c *schemaTxn) error) 
 	}
 	e.schemaMu.Lock()
 	defer e.schemaMu.Unlock()
+	if err := e.settleAll(ctx); err != nil {
+		return err
+	}
 
 	c := &schemaTxn{docs: map[string]*keyspaceDoc{}, changed: map[string]bool{}, packSupers: !e.unpackedSupers}
 	err := e.db.View(func(txn *badger.Txn) error {

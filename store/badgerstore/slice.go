@@ -196,6 +196,9 @@ func (e *Engine) Slice(ctx context.Context, t *store.Table, key []byte, q *store
 	if err := checkTable(t); err != nil {
 		return err
 	}
+	if err := e.settleRow(ctx, t, key); err != nil {
+		return err
+	}
 	// A read of a standard row takes its cell cache ticket before its
 	// snapshot (cell_cache.go), and is answered from the row's image
 	// when the cache has one (row_image.go).
@@ -274,6 +277,9 @@ func (e *Engine) Count(ctx context.Context, t *store.Table, key []byte, q *store
 		return 0, err
 	}
 	if err := checkTable(t); err != nil {
+		return 0, err
+	}
+	if err := e.settleRow(ctx, t, key); err != nil {
 		return 0, err
 	}
 	snap := e.acquireRead()

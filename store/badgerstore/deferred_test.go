@@ -1,0 +1,336 @@
+package badgerstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/thriftbridge/thriftbridge/store"
+	"github.com/thriftbridge/thriftbridge/store/enginetest"
+)
+
+// holdApplier lets e's applier apply what is queued, then makes it wait
+// before each batch until the returned function is called.
+func holdApplier(t *testing.T, e *Engine) (release func()) {
+	t.Helper()
+	if err := e.settleAll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	gate := make(chan struct{})
+	d := e.deferred
+	d.mu.Lock()
+	d.beforeApply = func() { <-gate }
+	d.mu.Unlock()
+	released := false
+	release = func() {
+		if !released {
+			released = true
+			close(gate)
+		}
+	}
+	t.Cleanup(release)
+	return release
+}
+
+// copyDir copies the files of src into a new directory: what a kill -9 of
+// the process leaves, once every write in it is in the page cache.
+func copyDir(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		in, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		out, err := os.Create(filepath.Join(dst, rel))
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, in); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// TestDeferredWritesReplayedOnceAfterACrash: writes acknowledged but not
+// yet applied when the process dies are applied at the next start, and
+// only then: a counter counts each add once, however often the store is
+// opened again.
+func TestDeferredWritesReplayedOnceAfterACrash(t *testing.T) {
+	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	dir := t.TempDir()
+	e := openLayoutDeferring(t, dir, false, clock, true)
+	defer e.Close()
+	counters := enginetest.CreateTable(t, e, store.TableDef{Name: "c", Comparator: "UTF8Type", DefaultValidator: "CounterColumnType"})
+	cells := enginetest.CreateTable(t, e, store.TableDef{Name: "s", Comparator: "UTF8Type"})
+	for i := range 10 {
+		enginetest.Apply(t, e, store.RowMutation{Table: counters, Key: []byte("k"), Ops: []store.Op{add("n", 1)}})
+		enginetest.Apply(t, e, store.RowMutation{Table: cells, Key: []byte("r"), Ops: []store.Op{enginetest.Put(fmt.Sprintf("a%d", i), "applied", 1)}})
+	}
+	release := holdApplier(t, e)
+	for i := range 5 {
+		enginetest.Apply(t, e, store.RowMutation{Table: counters, Key: []byte("k"), Ops: []store.Op{add("n", 10)}})
+		enginetest.Apply(t, e, store.RowMutation{Table: cells, Key: []byte("r"), Ops: []store.Op{
+			enginetest.Put(fmt.Sprintf("p%d", i), "pending", 2),
+			{Kind: store.OpPut, Name: []byte(fmt.Sprintf("t%d", i)), Value: []byte("expiring"), Timestamp: 2, HasTimestamp: true, TTL: 3600},
+		}})
+	}
+	if got := e.deferred.total.Load(); got != 10 {
+		t.Fatalf("%d writes pending while the applier is held, want 10", got)
+	}
+	crashed := copyDir(t, dir)
+	release()
+
+	want := func(e *Engine) {
+		t.Helper()
+		c, _ := e.Catalog().Table("ks", "c")
+		if got := counterRow(t, e, c, "k"); !strings.HasPrefix(got, " n=60@") {
+			t.Fatalf("counter after the restart: %s, want 60 (10 adds of 1 applied, 5 of 10 replayed)", got)
+		}
+		s, _ := e.Catalog().Table("ks", "s")
+		res := enginetest.Slice(t, e, s, "r", store.SliceQuery{Count: all})
+		if len(res.Cells) != 20 {
+			t.Fatalf("%d cells after the restart, want 20: %s", len(res.Cells), enginetest.CellsString(res.Cells))
+		}
+		for _, c := range res.Cells {
+			if c.Name[0] == 't' && c.TTL != 3600 {
+				t.Fatalf("replayed cell %s has TTL %d, want 3600", c.Name, c.TTL)
+			}
+		}
+	}
+	for round := range 3 {
+		r := openLayoutDeferring(t, crashed, false, clock, true)
+		want(r)
+		if round == 0 {
+			// A write after the replay goes on from the replayed records.
+			c, _ := r.Catalog().Table("ks", "c")
+			enginetest.Apply(t, r, store.RowMutation{Table: c, Key: []byte("other"), Ops: []store.Op{add("n", 1)}})
+		}
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.settleAll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want(e)
+}
+
+// TestReadsWaitForTheirRowsDeferredWrites: a write is acknowledged before
+// it is applied, and a read of its row, or a scan, waits for it; a read of
+// another row does not; a read that cannot wait long enough times out.
+func TestReadsWaitForTheirRowsDeferredWrites(t *testing.T) {
+	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	e := openLayoutDeferring(t, t.TempDir(), false, clock, true)
+	defer e.Close()
+	tb := enginetest.CreateTable(t, e, store.TableDef{Name: "s", Comparator: "UTF8Type"})
+	enginetest.Apply(t, e, store.RowMutation{Table: tb, Key: []byte("other"), Ops: []store.Op{enginetest.Put("c", "old", 1)}})
+	// A key of another version slot than "other".
+	slotOf := func(key string) uint16 {
+		rp, _ := e.rowPrefix(nil, tb, []byte(key))
+		return e.rowLocks.slot(rp)
+	}
+	key := "k0"
+	for i := 1; slotOf(key) == slotOf("other"); i++ {
+		key = fmt.Sprintf("k%d", i)
+	}
+	release := holdApplier(t, e)
+	enginetest.Apply(t, e, store.RowMutation{Table: tb, Key: []byte(key), Ops: []store.Op{enginetest.Put("c", "new", 2)}})
+
+	if got := enginetest.CellsString(enginetest.Slice(t, e, tb, "other", store.SliceQuery{Count: all}).Cells); !strings.Contains(got, "old") {
+		t.Fatalf("another row read %q while the write was pending", got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	var out store.SliceResult
+	if err := e.Slice(ctx, tb, []byte(key), &store.SliceQuery{Count: all}, &out); !errors.Is(err, store.ErrTimeout) {
+		t.Fatalf("a read that could not wait for its row's write: %v, want a timeout", err)
+	}
+
+	type result struct {
+		what string
+		got  string
+		err  error
+	}
+	done := make(chan result, 2)
+	go func() {
+		var out store.SliceResult
+		err := e.Slice(context.Background(), tb, []byte(key), &store.SliceQuery{Count: all}, &out)
+		done <- result{"read", enginetest.CellsString(out.Cells), err}
+	}()
+	go func() {
+		var out store.SliceResult
+		var keys []string
+		err := e.Scan(context.Background(), tb, &store.ScanQuery{Slice: store.SliceQuery{Count: all}}, &out, func(k []byte) (bool, error) {
+			keys = append(keys, string(k))
+			return true, nil
+		})
+		done <- result{"scan", strings.Join(keys, ","), err}
+	}()
+	select {
+	case r := <-done:
+		t.Fatalf("the %s returned %q, %v before the write it must see was applied", r.what, r.got, r.err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	release()
+	for range 2 {
+		select {
+		case r := <-done:
+			if r.err != nil {
+				t.Fatalf("%s: %v", r.what, r.err)
+			}
+			if !strings.Contains(r.got, map[string]string{"read": "new", "scan": key}[r.what]) {
+				t.Fatalf("the %s after the write was applied: %q", r.what, r.got)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("a read still waits 10 s after the applier was released")
+		}
+	}
+}
+
+// TestDeferredLogReadsWholeRecordsOnly: reading stops at a torn record,
+// and at what is left of older records after the log started again.
+func TestDeferredLogReadsWholeRecordsOnly(t *testing.T) {
+	dir := t.TempDir()
+	l, err := openDeferredLog(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.close()
+	read := func(after uint64) []string {
+		var got []string
+		if err := l.records(after, func(seq uint64, p []byte) error {
+			got = append(got, fmt.Sprintf("%d:%s", seq, p))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	for i := uint64(1); i <= 4; i++ {
+		l.append(i, []byte(strings.Repeat("x", int(i)*10)))
+	}
+	if got := read(0); len(got) != 4 {
+		t.Fatalf("read %d records, want 4", len(got))
+	}
+	if got := read(2); len(got) != 2 || !strings.HasPrefix(got[0], "3:") {
+		t.Fatalf("records after 2: %v", got)
+	}
+	torn := l.off - 5
+	l.data[torn] ^= 0xff
+	if got := read(0); len(got) != 3 {
+		t.Fatalf("read %d records with the last torn, want 3", len(got))
+	}
+	l.restart()
+	l.append(5, []byte("y"))
+	if got := read(0); !reflect.DeepEqual(got, []string{"5:y"}) {
+		t.Fatalf("after the restart: %v, want only record 5", got)
+	}
+	l.append(6, []byte("z"))
+	if got := read(5); !reflect.DeepEqual(got, []string{"6:z"}) {
+		t.Fatalf("after record 5: %v", got)
+	}
+}
+
+// FuzzDeferredPayload: a payload decodes to the rows it was made of, and
+// any bytes decode without a panic.
+func FuzzDeferredPayload(f *testing.F) {
+	f.Add([]byte("k"), []byte("name"), []byte("value"), byte(store.OpPut), int64(5), int32(60), false, []byte{})
+	f.Add([]byte{}, []byte{}, []byte(nil), byte(store.OpCounterAdd), int64(-1), int32(0), true, []byte{1, 2, 3})
+	f.Fuzz(func(t *testing.T, key, name, value []byte, kind byte, ts int64, ttl int32, super bool, junk []byte) {
+		var d deferredRows
+		_ = d.decode(junk)
+		if key == nil {
+			key = []byte{}
+		}
+		tb := &store.Table{Backend: &tableState{dataID: 7}}
+		op := store.Op{Kind: store.OpKind(kind), Name: name, Value: value, Timestamp: ts, HasTimestamp: ts%2 == 0, TTL: ttl, Delta: ts / 3}
+		if super {
+			op.Super = bytes.Clone(name)
+			op.Start, op.Finish = value, []byte{}
+		}
+		rows := []store.RowMutation{{Table: tb, Key: key, Ops: []store.Op{op, {Kind: store.OpDeleteRow, Timestamp: ts}}}, {Table: tb, Key: bytes.Clone(key), Ops: []store.Op{}}}
+		p := appendDeferred(nil, ts, int64(ttl), rows)
+		if err := d.decode(p); err != nil {
+			t.Fatalf("decode: %v", err)
+		}
+		if d.nowMicro != ts || d.realNow != int64(ttl) || !reflect.DeepEqual(d.dataIDs, []uint32{7, 7}) {
+			t.Fatalf("decoded clock %d %d, ids %v", d.nowMicro, d.realNow, d.dataIDs)
+		}
+		for i := range rows {
+			d.rows[i].Table = tb
+		}
+		norm := func(rs []store.RowMutation) string { return fmt.Sprintf("%#v", rs) }
+		if norm(d.rows) != norm(rows) {
+			t.Fatalf("decoded\n%s\nwant\n%s", norm(d.rows), norm(rows))
+		}
+		if err := d.decode(p[:len(p)-1]); err == nil {
+			t.Fatal("a cut payload decoded")
+		}
+	})
+}
+
+// TestCloseLeavesWhatItCannotApply: a Close that cannot wait for the
+// applier leaves the writes it has not applied in the log; an offline
+// backup refuses the directory, and the next start applies them.
+func TestCloseLeavesWhatItCannotApply(t *testing.T) {
+	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	dir := t.TempDir()
+	e := openLayoutDeferring(t, dir, false, clock, true)
+	counters := enginetest.CreateTable(t, e, store.TableDef{Name: "c", Comparator: "UTF8Type", DefaultValidator: "CounterColumnType"})
+	enginetest.Apply(t, e, store.RowMutation{Table: counters, Key: []byte("k"), Ops: []store.Op{add("n", 1)}})
+	release := holdApplier(t, e)
+	for range 3 {
+		enginetest.Apply(t, e, store.RowMutation{Table: counters, Key: []byte("k"), Ops: []store.Op{add("n", 10)}})
+	}
+	e.deferred.closeWait = 50 * time.Millisecond
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		release()
+	}()
+	if err := e.Close(); err == nil || !strings.Contains(err.Error(), "3 acknowledged writes were not applied") {
+		t.Fatalf("Close with the applier held: %v", err)
+	}
+	if ro, err := OpenReadOnly(context.Background(), dir, nil); err == nil || !strings.Contains(err.Error(), "3 acknowledged writes not yet applied") {
+		if ro != nil {
+			ro.Close()
+		}
+		t.Fatalf("read-only open of a store with writes not applied: %v", err)
+	}
+	r := openLayoutDeferring(t, dir, false, clock, true)
+	c, _ := r.Catalog().Table("ks", "c")
+	if got := counterRow(t, r, c, "k"); !strings.HasPrefix(got, " n=31@") {
+		t.Fatalf("counter after the next start: %s, want 31", got)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := OpenReadOnly(context.Background(), dir, nil)
+	if err != nil {
+		t.Fatalf("read-only open once the writes were applied: %v", err)
+	}
+	ro.Close()
+}
