@@ -235,6 +235,8 @@ type badgerCollector struct {
 	lsm, vlog              *prometheus.Desc
 	levelBytes, levelTable *prometheus.Desc
 	groupWrites            *prometheus.Desc
+	deferredWrites         *prometheus.Desc
+	deferredPending        *prometheus.Desc
 	readSnapshots          *prometheus.Desc
 	counterCache           *prometheus.Desc
 	counterCacheBytes      *prometheus.Desc
@@ -266,6 +268,11 @@ func newBadgerCollector(engine *badgerstore.Engine, logger *slog.Logger) *badger
 		groupWrites: prometheus.NewDesc("thriftd_badger_group_commit_writes_total",
 			"Writes queued behind a committing transaction, by outcome: shared (committed in one transaction with the others queued) or alone_after_failure (their group failed, so each applied alone).",
 			[]string{"outcome"}, nil),
+		deferredWrites: prometheus.NewDesc("thriftd_badger_deferred_writes_total",
+			"Writes acknowledged before the store applied them, by outcome: acknowledged (every one), dropped (the store refused to apply it for good; logged as an error).",
+			[]string{"outcome"}, nil),
+		deferredPending: prometheus.NewDesc("thriftd_badger_deferred_writes_pending",
+			"Acknowledged writes the store has not applied yet.", nil, nil),
 		readSnapshots: prometheus.NewDesc("thriftd_badger_read_snapshots_total",
 			"Reads (get, get_slice, counts, range and index scans) by their Badger transaction: shared (the snapshot another read opened, nothing written since) or opened (one of their own).",
 			[]string{"snapshot"}, nil),
@@ -311,6 +318,8 @@ func (c *badgerCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.levelBytes
 	ch <- c.levelTable
 	ch <- c.groupWrites
+	ch <- c.deferredWrites
+	ch <- c.deferredPending
 	ch <- c.readSnapshots
 	ch <- c.counterCache
 	ch <- c.counterCacheBytes
@@ -341,6 +350,9 @@ func (c *badgerCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.vlog, prometheus.GaugeValue, float64(st.VlogBytes))
 	ch <- prometheus.MustNewConstMetric(c.groupWrites, prometheus.CounterValue, float64(st.GroupedWrites), "shared")
 	ch <- prometheus.MustNewConstMetric(c.groupWrites, prometheus.CounterValue, float64(st.AloneAfterGroup), "alone_after_failure")
+	ch <- prometheus.MustNewConstMetric(c.deferredWrites, prometheus.CounterValue, float64(st.DeferredWrites), "acknowledged")
+	ch <- prometheus.MustNewConstMetric(c.deferredWrites, prometheus.CounterValue, float64(st.DeferredDropped), "dropped")
+	ch <- prometheus.MustNewConstMetric(c.deferredPending, prometheus.GaugeValue, float64(st.DeferredPending))
 	ch <- prometheus.MustNewConstMetric(c.readSnapshots, prometheus.CounterValue, float64(st.SharedReads), "shared")
 	ch <- prometheus.MustNewConstMetric(c.readSnapshots, prometheus.CounterValue, float64(st.OwnReads), "opened")
 	ch <- prometheus.MustNewConstMetric(c.counterCache, prometheus.CounterValue, float64(st.CounterCacheHits), "hit")
