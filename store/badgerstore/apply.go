@@ -162,7 +162,8 @@ func (e *Engine) newWriter(txn *badger.Txn) *writer {
 }
 
 // setClock sets the writer's engine clock (Unix microseconds) and wall
-// clock (Unix seconds): when the write was acknowledged.
+// clock (Unix seconds) to the instant its writes take effect: when its
+// transaction began, or when a deferred write was acknowledged.
 func (w *writer) setClock(nowMicro, realNow int64) {
 	sec := nowMicro / 1e6
 	if nowMicro%1e6 < 0 {

@@ -97,7 +97,7 @@ type deferredWrites struct {
 	// it does after closeWait.
 	abandon   chan struct{}
 	closeWait time.Duration
-	jobs    sync.Pool
+	jobs      sync.Pool
 	// pending counts the jobs not yet applied of each version slot.
 	pending [rowVersionSlots]atomic.Int32
 	total   atomic.Int64  // jobs not yet applied
@@ -135,12 +135,17 @@ func (e *Engine) deferrable(b *store.Batch) bool {
 	if ops > deferMaxOps || size > deferMaxBytes {
 		return false
 	}
-	// An operation the engine refuses is refused to the client.
 	for i := range b.Rows {
 		for j := range b.Rows[i].Ops {
-			switch b.Rows[i].Ops[j].Kind {
+			op := &b.Rows[i].Ops[j]
+			// An operation the engine refuses is refused to the client.
+			switch op.Kind {
 			case store.OpPut, store.OpDeleteCell, store.OpDeleteSuper, store.OpDeleteRow, store.OpDeleteRange, store.OpCounterAdd:
 			default:
+				return false
+			}
+			// The bounds of a range deletion go into the record too.
+			if size += int64(len(op.Start) + len(op.Finish)); size > deferMaxBytes {
 				return false
 			}
 		}

@@ -116,7 +116,12 @@ func (l *rowLocks) lock(slots []uint16) (unlock func()) {
 // lockRow locks the stripe of one row, given its prefix, and raises its
 // slot's version (see lock).
 func (l *rowLocks) lockRow(rp []byte) (unlock func()) {
-	slot := l.slot(rp)
+	return l.lockSlot(l.slot(rp))
+}
+
+// lockSlot locks the stripe of a version slot and raises the slot's
+// version (see lock).
+func (l *rowLocks) lockSlot(slot uint16) (unlock func()) {
 	m := &l.stripes[stripeOf(slot)]
 	v := &l.versions[slot]
 	m.Lock()
@@ -146,14 +151,7 @@ func (e *Engine) lockRows(rows []store.RowMutation) (unlock func()) {
 // it leaves as they are.
 func (l *rowLocks) lockSlots(slots []uint16) (unlock func()) {
 	if len(slots) == 1 {
-		m := &l.stripes[stripeOf(slots[0])]
-		v := &l.versions[slots[0]]
-		m.Lock()
-		v.Add(1)
-		return func() {
-			v.Add(1)
-			m.Unlock()
-		}
+		return l.lockSlot(slots[0])
 	}
 	return l.lock(slices.Clone(slots))
 }
