@@ -582,26 +582,53 @@ func (e *Engine) replayDeferred(log *deferredLog, applied uint64) error {
 			tables[dataIDOf(t)] = t
 		}
 	}
-	var rows deferredRows
+	// As the applier does, up to applyMaxJobs records of distinct rows
+	// go into a transaction: the queue may have held thousands.
+	var rows, scratch deferredRows
+	var batch []*deferredJob
+	seen := make(map[uint16]bool)
 	replayed, last := 0, applied
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		err := retryWrites(context.Background(), func() error { return e.applyJobsOnce(batch, &scratch) })
+		if err != nil {
+			return fmt.Errorf("apply deferred writes %d to %d: %w", batch[0].seq, batch[len(batch)-1].seq, err)
+		}
+		replayed += len(batch)
+		last = batch[len(batch)-1].seq
+		batch = batch[:0]
+		clear(seen)
+		return nil
+	}
 	err := log.records(applied, func(seq uint64, payload []byte) error {
 		if err := rows.decode(payload); err != nil {
 			return fmt.Errorf("deferred write %d: %w", seq, err)
 		}
 		j := &deferredJob{seq: seq, payload: payload}
-		for _, id := range rows.dataIDs {
-			j.tables = append(j.tables, tables[id])
+		for i, id := range rows.dataIDs {
+			t := tables[id]
+			j.tables = append(j.tables, t)
+			if t != nil {
+				rp, _ := e.rowPrefix(nil, t, rows.rows[i].Key)
+				j.slots = append(j.slots, e.rowLocks.slot(rp))
+			}
 		}
-		err := retryWrites(context.Background(), func() error {
-			return e.applyJobsOnce([]*deferredJob{j}, &rows)
-		})
-		if err != nil {
-			return fmt.Errorf("apply deferred write %d: %w", seq, err)
+		if len(batch) == applyMaxJobs || e.deferred.repeats(j, seen) {
+			if err := flush(); err != nil {
+				return err
+			}
 		}
-		replayed++
-		last = seq
+		for _, s := range j.slots {
+			seen[s] = true
+		}
+		batch = append(batch, j)
 		return nil
 	})
+	if err == nil {
+		err = flush()
+	}
 	if err != nil {
 		return fmt.Errorf("replay the deferred writes' log in %s: %w", log.f.Name(), err)
 	}
