@@ -66,6 +66,11 @@ func TestDroppedKeyspaceIsRemovedInOnePass(t *testing.T) {
 			enginetest.Apply(t, e, store.RowMutation{Table: tb, Key: fmt.Appendf(nil, "row%d", r), Ops: []store.Op{op}})
 		}
 	}
+	// The writes are acknowledged before they are applied (deferred.go):
+	// the entries are counted once they are.
+	if err := e.settleAll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	if n := prefixedEntries(t, e, ids); n == 0 {
 		t.Fatal("the families' data is not in the store before the drop")
 	}
