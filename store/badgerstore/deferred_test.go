@@ -7,15 +7,18 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/thriftbridge/thriftbridge/store"
 	"github.com/thriftbridge/thriftbridge/store/enginetest"
+	"github.com/thriftbridge/thriftbridge/store/partition"
 )
 
 // holdApplier lets e's applier apply what is queued, then makes it wait
@@ -333,4 +336,132 @@ func TestCloseLeavesWhatItCannotApply(t *testing.T) {
 		t.Fatalf("read-only open once the writes were applied: %v", err)
 	}
 	ro.Close()
+}
+
+// recordedLog is a slog handler that keeps the messages logged to it.
+type recordedLog struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (l *recordedLog) Enabled(context.Context, slog.Level) bool { return true }
+func (l *recordedLog) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *recordedLog) WithGroup(string) slog.Handler            { return l }
+func (l *recordedLog) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.msgs = append(l.msgs, r.Message)
+	return nil
+}
+
+// count returns how many messages contained s.
+func (l *recordedLog) count(s string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, m := range l.msgs {
+		if strings.Contains(m, s) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestAWriteTheStoreCannotApplyIsDroppedOnce: an acknowledged write that
+// the store keeps failing to apply, with the disk fine, is retried, then
+// logged, counted and dropped, and the applied mark moves past it, so that
+// no later start applies it; the writes before and after it are applied.
+// While the disk check fails (a full disk, a data directory gone), the
+// same write is retried and never dropped. The write is damaged in
+// memory after its acknowledgement: the one failure a test can make that
+// does not pass.
+func TestAWriteTheStoreCannotApplyIsDroppedOnce(t *testing.T) {
+	p, err := partition.ByName("Murmur3Partitioner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func(dir string, h slog.Handler) *Engine {
+		t.Helper()
+		e, err := Open(context.Background(), Options{Dir: dir, Partitioner: p, Logger: slog.New(h), GCInterval: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	logs := &recordedLog{}
+	dir := t.TempDir()
+	e := open(dir, logs)
+	defer e.Close()
+	tb := enginetest.CreateTable(t, e, store.TableDef{Name: "s", Comparator: "UTF8Type"})
+	put := func(row, name string) {
+		enginetest.Apply(t, e, store.RowMutation{Table: tb, Key: []byte(row), Ops: []store.Op{enginetest.Put(name, "v", 1)}})
+	}
+	release := holdApplier(t, e)
+	put("r1", "before")
+	put("r2", "damaged")
+	d := e.deferred
+	d.mu.Lock()
+	damaged := d.queue[len(d.queue)-1]
+	for i := range damaged.payload {
+		damaged.payload[i] = 0xff
+	}
+	d.mu.Unlock()
+	e.disk.gone.Store(true) // the disk check fails: the failure may pass
+	release()
+
+	const retrying = "could not be applied yet"
+	deadline := time.Now().Add(20 * time.Second)
+	for logs.count(retrying) < 7 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d retries logged in 20 s while the disk check failed, want 7", logs.count(retrying))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	st, err := e.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The write before it is pending too if the applier took both in one
+	// batch.
+	if st.DeferredDropped != 0 || st.DeferredPending < 1 {
+		t.Fatalf("while the disk check failed: %d dropped, %d pending; want none dropped, the write pending", st.DeferredDropped, st.DeferredPending)
+	}
+
+	e.disk.gone.Store(false) // the disk is fine: the failure does not pass
+	if err := e.settleAll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ = e.Stats(); st.DeferredDropped != 1 || st.DeferredPending != 0 {
+		t.Fatalf("once the disk check passed: %d dropped, %d pending; want 1 and 0", st.DeferredDropped, st.DeferredPending)
+	}
+	if n := logs.count("could not be applied and is dropped"); n != 1 {
+		t.Fatalf("%d drops logged, want 1", n)
+	}
+	want := func(e *Engine, when string, rows map[string]string) {
+		t.Helper()
+		tb, _ := e.Catalog().Table("ks", "s")
+		for row, cells := range rows {
+			res := enginetest.Slice(t, e, tb, row, store.SliceQuery{Count: all})
+			got := ""
+			for _, c := range res.Cells {
+				got += string(c.Name)
+			}
+			if got != cells {
+				t.Fatalf("%s: row %s holds %q, want %q", when, row, got, cells)
+			}
+		}
+	}
+	want(e, "after the drop", map[string]string{"r1": "before", "r2": ""})
+
+	// The log still holds the dropped write's record, the last one; a
+	// start after a crash now applies it no more.
+	crashed := copyDir(t, dir)
+	r := open(crashed, slog.DiscardHandler)
+	want(r, "after a start on a crashed copy", map[string]string{"r1": "before", "r2": ""})
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	put("r3", "after")
+	want(e, "after a write that followed the drop", map[string]string{"r1": "before", "r2": "", "r3": "after"})
 }
