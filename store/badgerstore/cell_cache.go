@@ -91,7 +91,10 @@ func (c *cellCache) read(t *cellTicket, key []byte, use func(val []byte)) bool {
 	if c == nil || !t.ok {
 		return false
 	}
-	return c.entries.readStamped(0, key, time.Now().Unix(), t.version, false, use) && c.current(t)
+	return c.entries.readStamped(0, key, time.Now().Unix(), t.version, false, func(val []byte) bool {
+		use(val)
+		return true
+	}) && c.current(t)
 }
 
 // put keeps the record val, with its Badger expiry (Unix seconds, 0:

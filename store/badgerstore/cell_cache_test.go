@@ -1,6 +1,7 @@
 package badgerstore
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -83,8 +84,18 @@ func TestCellCacheChangesNoResult(t *testing.T) {
 	engines, tables := openComparedStores(t, clock, store.TableDef{Name: "S", Comparator: "UTF8Type", GCGraceSeconds: &grace})
 	engines[1].cells = nil
 	rng := rand.New(rand.NewSource(7))
-	rows := []string{"r0", "r1", "r2", "r3"}
+	// The row "wide" also holds cells past the names, more than an image
+	// holds: its gets read cells, not an image.
+	rows := []string{"r0", "r1", "r2", "r3", "wide"}
 	names := []string{"c0", "c1", "c2", "c3", "c4"}
+	widen := func(step int) {
+		var ops []store.Op
+		for i := range maxRowImage/1024 + 2 {
+			ops = append(ops, store.Op{Kind: store.OpPut, Name: fmt.Appendf(nil, "w%02d", i), Value: bytes.Repeat([]byte("w"), 1024), Timestamp: 1, HasTimestamp: true})
+		}
+		applyToBoth(t, engines, tables, []store.RowMutation{{Key: []byte("wide"), Ops: ops}}, false, step)
+	}
+	widen(0)
 	ts := func() int64 { return clock.Now().UnixMicro() - int64(rng.Intn(3000)) }
 	rowOps := func() []store.Op {
 		var ops []store.Op
@@ -111,7 +122,15 @@ func TestCellCacheChangesNoResult(t *testing.T) {
 	collected, truncated := 0, 0
 	for step := 0; step < 600; step++ {
 		key := rows[rng.Intn(len(rows))]
-		batch := []store.RowMutation{{Key: []byte(key), Ops: rowOps()}}
+		ops := rowOps()
+		if key == "wide" {
+			for i := range ops {
+				if ops[i].Kind == store.OpDeleteRow {
+					ops[i].Kind, ops[i].Name = store.OpDeleteCell, []byte("c0")
+				}
+			}
+		}
+		batch := []store.RowMutation{{Key: []byte(key), Ops: ops}}
 		failed := rng.Intn(12) == 0
 		if failed {
 			// The cells are written, then the transaction fails.
@@ -134,6 +153,7 @@ func TestCellCacheChangesNoResult(t *testing.T) {
 				tables[i] = tb
 			}
 			truncated++
+			widen(step)
 		}
 		for _, row := range rows {
 			for _, name := range names {
@@ -268,11 +288,13 @@ func TestCellCacheAfterAcknowledgedWrites(t *testing.T) {
 	}
 }
 
-// TestCellCacheWhatItKeeps: reads of several names, bounded slices,
-// slices of rows with more cells than they count or larger than
-// maxRowImage, and reads of counter families put nothing in the cache; a
-// get of one cell puts its cell, and a slice of a whole row its image,
-// which then answers every read of the row.
+// TestCellCacheWhatItKeeps: bounded slices, slices of rows with more
+// cells than they count or larger than maxRowImage, and reads of counter
+// families put nothing in the cache. A first read of names of a row
+// leaves a mark, and the second takes the row's image, which then answers
+// every read of the row, as the image a slice of the whole row takes. In
+// a row too wide for an image, the second read of names leaves a mark
+// that says so, and gets of one cell read the cell the first one kept.
 func TestCellCacheWhatItKeeps(t *testing.T) {
 	f := newFixture(t)
 	tb := f.table(store.TableDef{Name: "cf", Comparator: "UTF8Type"})
@@ -285,6 +307,7 @@ func TestCellCacheWhatItKeeps(t *testing.T) {
 		f.apply(store.RowMutation{Table: tb, Key: []byte(row), Ops: ops})
 	}
 	put("k", 2, "v")
+	put("s", 2, "v")
 	put("wide", 2*maxRowImage/100, strings.Repeat("v", 100))
 	f.apply(store.RowMutation{Table: counters, Key: []byte("k"), Ops: []store.Op{{Kind: store.OpCounterAdd, Name: []byte("n"), Delta: 3}}})
 	want := func(what string, entries, hits, rowHits int64) {
@@ -293,7 +316,6 @@ func TestCellCacheWhatItKeeps(t *testing.T) {
 			t.Fatalf("cell cache after %s: %+v (want %d entries, %d hits, %d row hits)", what, st, entries, hits, rowHits)
 		}
 	}
-	f.slice(tb, "k", store.SliceQuery{Names: [][]byte{[]byte("c000"), []byte("c001")}, Count: all})
 	f.slice(tb, "k", store.SliceQuery{Start: []byte("c000"), Count: all})
 	f.slice(tb, "k", store.SliceQuery{Count: 1})
 	f.slice(tb, "wide", store.SliceQuery{Count: all})
@@ -303,23 +325,49 @@ func TestCellCacheWhatItKeeps(t *testing.T) {
 		}
 	}
 	want("reads it does not serve", 0, 0, 0)
-	for range 2 {
-		if got := getOne(t, f.e, tb, "k", "c000"); got != "c000=v@1" {
-			t.Fatalf("get c000: %s", got)
-		}
+
+	both := store.SliceQuery{Names: [][]byte{[]byte("c001"), []byte("c000")}, Count: all}
+	if got := enginetest.CellsString(f.slice(tb, "k", both).Cells); got != "c000=v@1 c001=v@1" {
+		t.Fatalf("read of two names: %s", got)
 	}
-	want("two gets of one cell", 1, 1, 0)
-	if got := enginetest.CellsString(f.slice(tb, "k", store.SliceQuery{Count: 2}).Cells); got != "c000=v@1 c001=v@1" {
-		t.Fatalf("slice of the row: %s", got)
+	want("a first read of names", 1, 0, 0)
+	if got := getOne(t, f.e, tb, "k", "c000"); got != "c000=v@1" {
+		t.Fatalf("get c000: %s", got)
 	}
-	want("a slice of the whole row", 2, 1, 0)
+	want("a second read of names, which takes the image", 1, 0, 0)
 	if got := getOne(t, f.e, tb, "k", "c001"); got != "c001=v@1" {
 		t.Fatalf("get c001: %s", got)
+	}
+	if got := enginetest.CellsString(f.slice(tb, "k", store.SliceQuery{Count: 2}).Cells); got != "c000=v@1 c001=v@1" {
+		t.Fatalf("slice of the row: %s", got)
 	}
 	if got := enginetest.CellsString(f.slice(tb, "k", store.SliceQuery{Start: []byte("c001"), Reversed: true, Count: all}).Cells); got != "c001=v@1 c000=v@1" {
 		t.Fatalf("reversed slice: %s", got)
 	}
-	want("reads of the row with an image", 2, 1, 2)
+	want("reads of the row with an image", 1, 0, 3)
+
+	if got := enginetest.CellsString(f.slice(tb, "s", store.SliceQuery{Count: 2}).Cells); got != "c000=v@1 c001=v@1" {
+		t.Fatalf("slice of the whole row: %s", got)
+	}
+	want("a slice of a whole row", 2, 0, 3)
+	if got := getOne(t, f.e, tb, "s", "c001"); got != "c001=v@1" {
+		t.Fatalf("get c001 of the sliced row: %s", got)
+	}
+	want("a get of the sliced row", 2, 0, 4)
+
+	for i, w := range []struct {
+		what                   string
+		entries, hits, rowHits int64
+	}{
+		{"a first get of a wide row, which leaves a mark and keeps its cell", 4, 0, 4},
+		{"a second get of a wide row, which marks it too wide and reads its cell", 4, 1, 4},
+		{"a third get of a wide row", 4, 2, 4},
+	} {
+		if got := getOne(t, f.e, tb, "wide", "c000"); !strings.HasPrefix(got, "c000=vvv") {
+			t.Fatalf("get %d of the wide row: %s", i+1, got)
+		}
+		want(w.what, w.entries, w.hits, w.rowHits)
+	}
 }
 
 // A reader given back to the pool keeps nothing of its read: a get of a
@@ -343,5 +391,51 @@ func TestReusedReadersKeepNoTicket(t *testing.T) {
 		if len(res.Cells) != 1 || res.Cells[0].CounterValue != int64(i+1) {
 			t.Fatalf("after %d adds: %+v", i+1, res.Cells)
 		}
+	}
+}
+
+// TestReadsOfNamesTakeImagesOnlyWhileTheyPay: a window of reads of names
+// whose images answered fewer reads than were taken turns images off for
+// imageOffWindows windows; a window whose images answered more, or that
+// took too few to judge, leaves them on.
+func TestReadsOfNamesTakeImagesOnlyWhileTheyPay(t *testing.T) {
+	var p imagePayoff
+	// window runs one window of counted reads of names (slot 0), answered
+	// of them answered by images, after takes images were taken. It
+	// returns how many of the others would leave a mark or take an image,
+	// of how many, and whether images are on after the window, which the
+	// last read closes.
+	window := func(takes, answered int) (paying, others int, on bool) {
+		p.taken.Add(int64(takes))
+		for range answered / imageCountSample {
+			p.answer(0)
+		}
+		others = (imageWindowReads - answered) / imageCountSample
+		for range others {
+			if p.pays(0) {
+				paying++
+			}
+		}
+		return paying, others, p.off.Load() == 0
+	}
+	if paying, others, on := window(1000, 8000); !on || paying != others {
+		t.Fatalf("a window whose images answered 8 reads each: %d of %d reads paying, on %v", paying, others, on)
+	}
+	if paying, others, on := window(imageJudgedTakes-1, 0); !on || paying != others {
+		t.Fatalf("a window with too few images to judge: %d of %d reads paying, on %v", paying, others, on)
+	}
+	// The window's last read finds images off.
+	if paying, others, on := window(1000, 800); on || paying != others-1 {
+		t.Fatalf("a window whose images answered fewer reads than they took: %d of %d reads paying, on %v", paying, others, on)
+	}
+	for w := 1; w <= imageOffWindows; w++ {
+		paying, _, on := window(0, 800)
+		last := w == imageOffWindows // its last read finds images on again
+		if on != last || (paying != 0) != last || paying > 1 {
+			t.Fatalf("window %d after images turned off: %d reads paying, on %v", w, paying, on)
+		}
+	}
+	if paying, others, on := window(1000, 16000); !on || paying != others {
+		t.Fatalf("the window of the new trial: %d of %d reads paying, on %v", paying, others, on)
 	}
 }

@@ -67,9 +67,12 @@ type tableState struct {
 	marked bool
 	// compressed: a packed family that compresses its packs (pack.go).
 	compressed bool
-	// imaged: a slice put the image of one of the family's rows in the
-	// cell cache (row_image.go); until then reads do not look for one.
+	// imaged: a read put the image of one of the family's rows, or a
+	// mark, in the cell cache (row_image.go); until then reads do not
+	// look for one.
 	imaged atomic.Bool
+	// namesImages decides whether reads of names take images.
+	namesImages imagePayoff
 }
 
 // newTable resolves a persisted family definition stored under dataID,

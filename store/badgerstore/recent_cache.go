@@ -218,12 +218,17 @@ func (s *cacheShard) home(h uint64) int { return int(h>>32) & (len(s.slots) - 1)
 // reports whether it did. The value is only valid during the call, which
 // holds the shard's lock.
 func (c *recentCache) read(group int, key []byte, now int64, use func(val []byte)) bool {
-	return c.readStamped(group, key, now, 0, false, use)
+	return c.readStamped(group, key, now, 0, false, func(val []byte) bool {
+		use(val)
+		return true
+	})
 }
 
 // readStamped is read of an entry put with stamp only; row tells the
-// cell cache's reads of row images, which are counted apart.
-func (c *recentCache) readStamped(group int, key []byte, now int64, stamp uint64, row bool, use func(val []byte)) bool {
+// cell cache's reads of row images, which are counted apart. use reports
+// whether the value answered the read: one that did not (a row's mark,
+// row_image.go) counts as a miss, and readStamped returns false.
+func (c *recentCache) readStamped(group int, key []byte, now int64, stamp uint64, row bool, use func(val []byte) bool) bool {
 	if c == nil {
 		return false
 	}
@@ -237,8 +242,11 @@ func (c *recentCache) readStamped(group int, key []byte, now int64, stamp uint64
 		*misses++
 		return false
 	}
+	if !use(s.value(s.slots[slot].at, &e)[:e.valLen]) {
+		*misses++
+		return false
+	}
 	*hits++
-	use(s.value(s.slots[slot].at, &e)[:e.valLen])
 	return true
 }
 

@@ -204,17 +204,37 @@ func (e *Engine) Slice(ctx context.Context, t *store.Table, key []byte, q *store
 	// when the cache has one (row_image.go).
 	r := e.takeReader()
 	defer e.releaseReader(r)
+	mark := noMark
 	if e.cells != nil && q.Super == nil && cacheableCells(t) {
 		r.rp, _ = e.rowPrefix(r.rpBuf[:0], t, key)
 		r.ticket = e.cells.ticket(r.rp)
-		if done, err := e.sliceFromImage(t, r.rp, &r.ticket, q, out); done {
+		done, m, err := e.sliceFromImage(t, r.rp, &r.ticket, q, out)
+		if done {
 			return err
 		}
+		mark = m
 	}
 	snap := e.acquireRead()
 	defer e.releaseRead(snap)
 	if err := e.openReader(r, snap.txn, t, key); err != nil {
 		return err
+	}
+	if r.ticket.ok && namesTakeImage(t, q, r.ticket.slot) {
+		// The second read of names of a row takes its image, the first
+		// leaves a mark (row_image.go).
+		switch mark {
+		case noMark:
+			e.cells.putMark(&r.ticket, t.Backend.(*tableState), r.rp, markReadOnce)
+		case markReadOnce:
+			img, whole, err := r.takeImage(e.cells)
+			if err != nil {
+				return err
+			}
+			if whole {
+				a := imageAnswer{t: t, q: q, out: out, now: e.nowSeconds()}
+				return a.answer(img, r.rp)
+			}
+		}
 	}
 	switch {
 	case len(q.Names) == 1:
