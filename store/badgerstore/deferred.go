@@ -74,6 +74,9 @@ type deferredJob struct {
 	payload []byte
 	tables  []*store.Table // of each row, as the writer resolved it
 	slots   []uint16       // version slots of its rows
+	// settled: its pending counts were lowered when it was applied (or
+	// dropped) alone, not with its batch.
+	settled bool
 }
 
 // deferredWrites is the queue of acknowledged writes and its applier.
@@ -247,7 +250,7 @@ func (d *deferredWrites) enqueue(j *deferredJob) (bool, error) {
 // keepJob keeps a job no longer queued for reuse.
 func (d *deferredWrites) keepJob(j *deferredJob) {
 	clear(j.tables)
-	j.tables, j.slots = j.tables[:0], j.slots[:0]
+	j.tables, j.slots, j.settled = j.tables[:0], j.slots[:0], false
 	if cap(j.payload) > 4<<10 {
 		j.payload = nil
 	}
@@ -427,8 +430,10 @@ func (e *Engine) runApplier() {
 		d.queue = d.queue[:n]
 		for _, j := range batch {
 			d.queueBytes -= len(j.payload)
-			for _, s := range j.slots {
-				d.pending[s].Add(-1)
+			if !j.settled {
+				for _, s := range j.slots {
+					d.pending[s].Add(-1)
+				}
 			}
 		}
 		applied := batch[len(batch)-1].seq
@@ -458,23 +463,55 @@ func (d *deferredWrites) repeats(j *deferredJob, seen map[uint16]bool) bool {
 // applyBatch applies jobs in one transaction, or, if that fails, each
 // alone. It returns once every job has been applied or given up on, or
 // false if Close stopped waiting for it.
+//
+// Alone, each job holds only its own rows' locks, and its rows' pending
+// counts are lowered as soon as it is applied (or dropped). A job that
+// keeps failing while the disk is full then holds back neither the reads
+// of the rows applied before it nor the writes of the batch's other rows.
+// The jobs after it still wait for it: each moves the mark of applied
+// writes, and a mark past it would lose it at the next start. No other
+// write reaches a row between the batch's locks and its job's, since a
+// write that is not deferred waits for the row's pending count first,
+// and a deferred one waits for the applier.
 func (e *Engine) applyBatch(jobs []*deferredJob, slots []uint16) bool {
-	unlock := e.rowLocks.lock(slots)
-	defer unlock()
 	var rows deferredRows
+	unlock := e.rowLocks.lock(slots)
 	err := retryWrites(context.Background(), func() error { return e.applyJobsOnce(jobs, &rows) })
+	unlock()
 	if err == nil {
 		return true
 	}
 	if len(jobs) > 1 {
 		e.log.Warn("deferred writes failed together; applying them one by one", "writes", len(jobs), "err", err)
 	}
+	var own []uint16
 	for _, j := range jobs {
-		if !e.applyJobAlone(j, &rows) {
+		// lock sorts and compacts what it is given, and j.slots counts.
+		own = append(own[:0], j.slots...)
+		unlock := e.rowLocks.lock(own)
+		applied := e.applyJobAlone(j, &rows)
+		unlock()
+		if !applied {
 			return false
 		}
+		e.deferred.settle(j)
 	}
 	return true
+}
+
+// settle lowers the pending counts of a job applied (or dropped) alone,
+// and wakes the reads that wait for them.
+func (d *deferredWrites) settle(j *deferredJob) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, s := range j.slots {
+		d.pending[s].Add(-1)
+	}
+	j.settled = true
+	if d.waiting > 0 {
+		close(d.progress)
+		d.progress = make(chan struct{})
+	}
 }
 
 // applyJobAlone applies one job, retrying while the failure may pass (a

@@ -465,3 +465,114 @@ func TestAWriteTheStoreCannotApplyIsDroppedOnce(t *testing.T) {
 	put("r3", "after")
 	want(e, "after a write that followed the drop", map[string]string{"r1": "before", "r2": "", "r3": "after"})
 }
+
+// TestARetriedWriteHoldsBackOnlyItsOwnRows: a batch of deferred writes
+// that fails is applied write by write. While one of them is retried (the
+// disk check fails, so writes are refused and reads go on), the row
+// applied before it in the batch is read; only the row written after it
+// still waits, and its read ends in store.ErrTimeout.
+func TestARetriedWriteHoldsBackOnlyItsOwnRows(t *testing.T) {
+	p, err := partition.ByName("Murmur3Partitioner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &recordedLog{}
+	e, err := Open(context.Background(), Options{Dir: t.TempDir(), Partitioner: p, Logger: slog.New(logs), GCInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	tb := enginetest.CreateTable(t, e, store.TableDef{Name: "s", Comparator: "UTF8Type"})
+	stripe := func(row string) uint16 {
+		rp, _ := e.rowPrefix(nil, tb, []byte(row))
+		return e.rowLocks.stripe(rp)
+	}
+	// Three rows under three different locks.
+	damaged := "damaged"
+	rowNotUnder := func(name string, taken ...string) string {
+		for i := 0; ; i++ {
+			row := fmt.Sprintf("%s-%d", name, i)
+			free := true
+			for _, o := range taken {
+				free = free && stripe(row) != stripe(o)
+			}
+			if free {
+				return row
+			}
+		}
+	}
+	before := rowNotUnder("before", damaged)
+	after := rowNotUnder("after", damaged, before)
+	write := func(ctx context.Context, row, name string) error {
+		return e.Apply(ctx, &store.Batch{Rows: []store.RowMutation{{Table: tb, Key: []byte(row), Ops: []store.Op{enginetest.Put(name, "v", 1)}}}})
+	}
+	read := func(ctx context.Context, row string) (string, error) {
+		var res store.SliceResult
+		if err := e.Slice(ctx, tb, []byte(row), &store.SliceQuery{Count: all}, &res); err != nil {
+			return "", err
+		}
+		got := ""
+		for _, c := range res.Cells {
+			got += string(c.Name)
+		}
+		return got, nil
+	}
+
+	release := holdApplier(t, e)
+	// The applier takes this one alone, or with the three below: either
+	// way the three are applied in one batch.
+	if err := write(context.Background(), "decoy", "x"); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range [][2]string{{before, "b"}, {damaged, "d"}, {after, "a"}} {
+		if err := write(context.Background(), w[0], w[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := e.deferred
+	d.mu.Lock()
+	job := d.queue[len(d.queue)-2]
+	for i := range job.payload {
+		job.payload[i] = 0xff
+	}
+	d.mu.Unlock()
+	e.disk.gone.Store(true) // the disk check fails: the write is retried
+	release()
+	deadline := time.Now().Add(20 * time.Second)
+	for logs.count("could not be applied yet") < 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("the damaged write was not retried in 20 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if got, err := read(ctx, before); err != nil || got != "b" {
+		t.Fatalf("read of the row applied before the retried write: %q, %v; want %q", got, err, "b")
+	}
+	short, cancelShort := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancelShort()
+	if got, err := read(short, after); !errors.Is(err, store.ErrTimeout) {
+		t.Fatalf("read of the row written after the retried write: %q, %v; want store.ErrTimeout", got, err)
+	}
+	if st, err := e.Stats(); err != nil || st.DeferredDropped != 0 {
+		t.Fatalf("while the disk check failed: %+v, %v; want nothing dropped", st, err)
+	}
+
+	e.disk.gone.Store(false) // the disk is fine: the write is dropped
+	if err := e.settleAll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range []string{before, damaged, after, "decoy"} {
+		rp, _ := e.rowPrefix(nil, tb, []byte(row))
+		if n := d.pending[e.rowLocks.slot(rp)].Load(); n != 0 {
+			t.Fatalf("after the drop: row %s's slot counts %d pending writes, want 0", row, n)
+		}
+	}
+	for row, want := range map[string]string{before: "b", damaged: "", after: "a", "decoy": "x"} {
+		if got, err := read(ctx, row); err != nil || got != want {
+			t.Fatalf("after the drop: row %s holds %q, %v; want %q", row, got, err, want)
+		}
+	}
+}
