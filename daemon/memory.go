@@ -76,10 +76,17 @@ func limitGoMemory(sizing badgerstore.MemorySizing, logger *slog.Logger) *limitG
 // back too, once per quiet spell: the runtime keeps the heap it grew
 // under load and returns it to the system only slowly (RssAnon 181 MiB
 // 5 s after a make bench-compare run; 75-83 MiB when given back). The
-// guard gives the memory back after quietLooks looks without a
-// collection, and not again before the runtime has collected by itself,
-// so that a server under a light load pays at most one more collection
-// for each of its own.
+// guard gives the memory back after quietLooks quiet looks, and not again
+// before the runtime has collected by itself, so that a server under a
+// light load pays at most one more collection for each of its own.
+//
+// A look is quiet when the heap allocated less than quietAllocBytes since
+// the one before. A look without a collection is not enough: under
+// counter adds thriftd allocates about 56 MiB a second and the runtime
+// collected about once a second, so the guard took the server for quiet
+// between two collections, collected, and gave every free page back,
+// which the load then faulted in again (1% of thriftd's CPU in the
+// collection alone).
 type limitGuard struct {
 	base     int64 // the budget's limit
 	headroom int64
@@ -89,7 +96,8 @@ type limitGuard struct {
 	logger   *slog.Logger
 
 	cycles    uint64    // collections counted at the last look
-	quietFor  int       // looks since a collection last ran
+	allocated uint64    // bytes the heap had allocated at the last look
+	quietFor  int       // quiet looks in a row
 	givenBack bool      // the free memory went back since the runtime last collected
 	logged    time.Time // when a change of the limit was last logged at info
 	lowerFor  int       // looks that wanted a lower limit, in a row
@@ -99,11 +107,12 @@ type limitGuard struct {
 // heapState is what the guard reads of the Go heap and asks of the
 // collector (runtimeHeap outside tests).
 type heapState interface {
-	live() int64     // the heap the last collection found live
-	overhead() int64 // the memory the limit counts outside heap objects and free heap
-	cycles() uint64  // collections so far
-	collect()        // a collection now
-	release()        // a collection, and the free memory back to the system
+	live() int64       // the heap the last collection found live
+	overhead() int64   // the memory the limit counts outside heap objects and free heap
+	cycles() uint64    // collections so far
+	allocated() uint64 // bytes allocated so far
+	collect()          // a collection now
+	release()          // a collection, and the free memory back to the system
 }
 
 // limitGuardPeriod is how often the guard looks at the live heap;
@@ -112,6 +121,9 @@ type heapState interface {
 const (
 	limitGuardPeriod = 100 * time.Millisecond
 	quietLooks       = 10
+	// quietAllocBytes: a look is quiet below 1 MiB allocated since the
+	// one before, 10 MiB a second (an idle thriftd allocates about 0.2).
+	quietAllocBytes = 1 << 20
 )
 
 // run adjusts the limit every limitGuardPeriod until ctx ends (the
@@ -140,19 +152,21 @@ func (g *limitGuard) run(ctx context.Context) {
 // down with each swing would have the collector run back to back until
 // the next look.
 func (g *limitGuard) adjust() {
-	quiet := false
 	if c := g.heap.cycles(); c != g.cycles {
-		g.cycles, g.quietFor, g.givenBack = c, 0, false
-	} else {
-		quiet = true
-		if g.quietFor++; g.quietFor >= quietLooks {
-			switch {
-			case g.limit > g.base:
-				g.heap.collect()
-				g.cycles, g.quietFor = g.heap.cycles(), 0
-			case !g.givenBack:
-				g.giveBack()
-			}
+		g.cycles, g.givenBack = c, false
+	}
+	allocated := g.heap.allocated()
+	quiet := allocated-g.allocated < quietAllocBytes
+	g.allocated = allocated
+	if !quiet {
+		g.quietFor = 0
+	} else if g.quietFor++; g.quietFor >= quietLooks {
+		switch {
+		case g.limit > g.base:
+			g.heap.collect()
+			g.cycles, g.quietFor = g.heap.cycles(), 0
+		case !g.givenBack:
+			g.giveBack()
 		}
 	}
 	live := g.heap.live()
@@ -227,10 +241,11 @@ func (g *limitGuard) giveBack() {
 // runtimeHeap is the process's Go heap.
 type runtimeHeap struct{}
 
-func (runtimeHeap) live() int64    { return int64(readRuntimeMetrics("/gc/heap/live:bytes")[0]) }
-func (runtimeHeap) cycles() uint64 { return readRuntimeMetrics("/gc/cycles/total:gc-cycles")[0] }
-func (runtimeHeap) collect()       { runtime.GC() }
-func (runtimeHeap) release()       { debug.FreeOSMemory() }
+func (runtimeHeap) live() int64       { return int64(readRuntimeMetrics("/gc/heap/live:bytes")[0]) }
+func (runtimeHeap) cycles() uint64    { return readRuntimeMetrics("/gc/cycles/total:gc-cycles")[0] }
+func (runtimeHeap) allocated() uint64 { return readRuntimeMetrics("/gc/heap/allocs:bytes")[0] }
+func (runtimeHeap) collect()          { runtime.GC() }
+func (runtimeHeap) release()          { debug.FreeOSMemory() }
 
 // overhead is what the runtime's pacer counts as non-heap memory: the
 // memory mapped and not given back, less the free heap and the heap

@@ -17,13 +17,15 @@ type fakeHeap struct {
 	liveBytes, freed int64
 	overheadBytes    int64
 	n                uint64
+	allocs           uint64
 	collects         int
 	releases         int
 }
 
-func (h *fakeHeap) live() int64     { return h.liveBytes }
-func (h *fakeHeap) overhead() int64 { return h.overheadBytes }
-func (h *fakeHeap) cycles() uint64  { return h.n }
+func (h *fakeHeap) live() int64       { return h.liveBytes }
+func (h *fakeHeap) overhead() int64   { return h.overheadBytes }
+func (h *fakeHeap) cycles() uint64    { return h.n }
+func (h *fakeHeap) allocated() uint64 { return h.allocs }
 func (h *fakeHeap) collect() {
 	h.collects++
 	h.gc()
@@ -51,12 +53,18 @@ func newTestGuard(heap *fakeHeap, logs *bytes.Buffer) (*limitGuard, *[]int64) {
 	}, &set
 }
 
-// look is one look of the guard at a heap the collector found live.
+// look is one look of the guard, under load, at a heap the collector
+// found live.
 func look(g *limitGuard, heap *fakeHeap, live int64) {
 	heap.liveBytes = live
+	heap.allocs += loadAllocBytes
 	heap.gc()
 	g.adjust()
 }
+
+// loadAllocBytes is what a loaded server allocates between two looks:
+// thriftd allocated 5.6 MiB every 100 ms under counter adds.
+const loadAllocBytes = 5 << 20
 
 // The limits the tests want are worked out by hand: a heap goal of live
 // + 26 MiB needs a limit of (live + 26 MiB) / 0.97 + the overhead,
@@ -218,6 +226,34 @@ func TestLimitGuardGivesMemoryBackOncePerQuietSpell(t *testing.T) {
 	if heap.releases != 2 || heap.collects != 0 || len(*set) != 0 {
 		t.Errorf("after a collection of the runtime and a quiet spell: %d releases, %d collections, limits set %v; want 2, 0, none",
 			heap.releases, heap.collects, *set)
+	}
+}
+
+// Under counter adds the runtime collected about once a second, as often
+// as the guard's quietLooks: a server that allocates is not quiet, even
+// between two collections.
+func TestLimitGuardGivesNothingBackUnderALoadThatRarelyCollects(t *testing.T) {
+	var logs bytes.Buffer
+	heap := &fakeHeap{}
+	g, _ := newTestGuard(heap, &logs)
+	for i := range 10 * quietLooks {
+		heap.allocs += loadAllocBytes
+		if i%(3*quietLooks) == 0 {
+			heap.liveBytes = 150 << 20
+			heap.gc()
+		}
+		g.adjust()
+	}
+	if heap.releases != 0 || heap.collects != 0 {
+		t.Fatalf("under load with a collection every %d looks: %d releases, %d collections by the guard; want none", 3*quietLooks, heap.releases, heap.collects)
+	}
+	// A light load is quiet: the memory goes back once.
+	for range 2 * quietLooks {
+		heap.allocs += 256 << 10
+		g.adjust()
+	}
+	if heap.releases != 1 {
+		t.Fatalf("under a light load: %d releases, want 1", heap.releases)
 	}
 }
 
