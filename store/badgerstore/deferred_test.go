@@ -367,6 +367,32 @@ func (l *recordedLog) count(s string) int {
 	return n
 }
 
+// damageQueued overwrites the record of the queued write that is nth from
+// the end of e's queue, so that the applier cannot decode it.
+func damageQueued(e *Engine, nth int) {
+	d := e.deferred
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	j := d.queue[len(d.queue)-nth]
+	for i := range j.payload {
+		j.payload[i] = 0xff
+	}
+}
+
+// waitForRetries waits until logs holds n messages of a deferred write
+// retried.
+func waitForRetries(t *testing.T, logs *recordedLog, n int) {
+	t.Helper()
+	const retrying = "could not be applied yet"
+	deadline := time.Now().Add(20 * time.Second)
+	for logs.count(retrying) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d retries logged in 20 s while the disk check failed, want %d", logs.count(retrying), n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // TestAWriteTheStoreCannotApplyIsDroppedOnce: an acknowledged write that
 // the store keeps failing to apply, with the disk fine, is retried, then
 // logged, counted and dropped, and the applied mark moves past it, so that
@@ -399,24 +425,10 @@ func TestAWriteTheStoreCannotApplyIsDroppedOnce(t *testing.T) {
 	release := holdApplier(t, e)
 	put("r1", "before")
 	put("r2", "damaged")
-	d := e.deferred
-	d.mu.Lock()
-	damaged := d.queue[len(d.queue)-1]
-	for i := range damaged.payload {
-		damaged.payload[i] = 0xff
-	}
-	d.mu.Unlock()
+	damageQueued(e, 1)
 	e.disk.gone.Store(true) // the disk check fails: the failure may pass
 	release()
-
-	const retrying = "could not be applied yet"
-	deadline := time.Now().Add(20 * time.Second)
-	for logs.count(retrying) < 7 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d retries logged in 20 s while the disk check failed, want 7", logs.count(retrying))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitForRetries(t, logs, 7)
 	st, err := e.Stats()
 	if err != nil {
 		t.Fatal(err)
@@ -529,22 +541,11 @@ func TestARetriedWriteHoldsBackOnlyItsOwnRows(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	d := e.deferred
-	d.mu.Lock()
-	job := d.queue[len(d.queue)-2]
-	for i := range job.payload {
-		job.payload[i] = 0xff
-	}
-	d.mu.Unlock()
+	damageQueued(e, 2)
 	e.disk.gone.Store(true) // the disk check fails: the write is retried
 	release()
-	deadline := time.Now().Add(20 * time.Second)
-	for logs.count("could not be applied yet") < 2 {
-		if time.Now().After(deadline) {
-			t.Fatal("the damaged write was not retried in 20 s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitForRetries(t, logs, 2)
+	d := e.deferred
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
