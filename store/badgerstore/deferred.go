@@ -466,13 +466,13 @@ func (d *deferredWrites) repeats(j *deferredJob, seen map[uint16]bool) bool {
 //
 // Alone, each job holds only its own rows' locks, and its rows' pending
 // counts are lowered as soon as it is applied (or dropped). A job that
-// keeps failing while the disk is full then holds back neither the reads
-// of the rows applied before it nor the writes of the batch's other rows.
-// The jobs after it still wait for it: each moves the mark of applied
-// writes, and a mark past it would lose it at the next start. No other
-// write reaches a row between the batch's locks and its job's, since a
-// write that is not deferred waits for the row's pending count first,
-// and a deferred one waits for the applier.
+// keeps failing then holds back neither the reads of the rows applied
+// before it nor, while it is retried, the locks of the batch's other
+// rows. The jobs after it still wait for it: each moves the mark of
+// applied writes, and a mark past it would lose it at the next start. No
+// other write reaches a row between the batch's locks and its job's: a
+// write that is not deferred waits for the row's pending count first, and
+// a deferred one is applied by this applier, after.
 func (e *Engine) applyBatch(jobs []*deferredJob, slots []uint16) bool {
 	var rows deferredRows
 	unlock := e.rowLocks.lock(slots)
