@@ -60,6 +60,10 @@ type frameTransport struct {
 	// OutFrame is the reply being written (an AppendProtocol appends to it).
 	slabprotocol.OutFrame
 
+	// header holds a frame's size as it is read: a local array passed to
+	// io.ReadFull would escape, one allocation a call.
+	header [frameHeaderLen]byte
+
 	flushes  int   // replies written since the counter was last reset
 	writeErr error // the first failed write; the connection is then unusable
 
@@ -85,11 +89,10 @@ func newFrameTransport(conn net.Conn, limit uint32) *frameTransport {
 // readFrame waits for the next request frame and reads it whole. It
 // returns io.EOF if the client closed the connection between requests.
 func (t *frameTransport) readFrame() error {
-	var header [frameHeaderLen]byte
-	if _, err := io.ReadFull(t.reader, header[:]); err != nil {
+	if _, err := io.ReadFull(t.reader, t.header[:]); err != nil {
 		return err
 	}
-	size := binary.BigEndian.Uint32(header[:])
+	size := binary.BigEndian.Uint32(t.header[:])
 	if size > t.limit {
 		return &frameTooLargeError{size: size, limit: t.limit}
 	}
