@@ -74,6 +74,7 @@ type deferredJob struct {
 	payload []byte
 	tables  []*store.Table // of each row, as the writer resolved it
 	slots   []uint16       // version slots of its rows
+	prefix  []byte         // room for a row's prefix, kept with the job for its next use
 	// settled: its pending counts were lowered when it was applied (or
 	// dropped) alone, not with its batch.
 	settled bool
@@ -165,12 +166,13 @@ func (e *Engine) applyDeferred(ctx context.Context, rows []store.RowMutation) er
 		j = &deferredJob{}
 	}
 	j.payload = appendDeferred(j.payload[:0], e.now().UnixMicro(), time.Now().Unix(), rows)
-	var rp []byte
+	rp := j.prefix
 	for i := range rows {
 		rp, _ = e.rowPrefix(rp[:0], rows[i].Table, rows[i].Key)
 		j.slots = append(j.slots, e.rowLocks.slot(rp))
 		j.tables = append(j.tables, rows[i].Table)
 	}
+	j.prefix = rp[:0]
 	for {
 		// Room is waited for holding no row lock: the applier takes the
 		// locks of the rows it applies.
@@ -183,9 +185,9 @@ func (e *Engine) applyDeferred(ctx context.Context, rows []store.RowMutation) er
 		// queued. They also raise the rows' versions, so that a read that
 		// began before cannot fill the cell cache with what this write
 		// replaces.
-		unlock := e.rowLocks.lockSlots(j.slots)
-		queued, err := d.enqueue(j)
-		unlock()
+		var queued bool
+		var err error
+		e.rowLocks.withSlots(j.slots, func() { queued, err = d.enqueue(j) })
 		if queued || err != nil {
 			return err
 		}
@@ -253,6 +255,9 @@ func (d *deferredWrites) keepJob(j *deferredJob) {
 	j.tables, j.slots, j.settled = j.tables[:0], j.slots[:0], false
 	if cap(j.payload) > 4<<10 {
 		j.payload = nil
+	}
+	if cap(j.prefix) > 1<<10 {
+		j.prefix = nil
 	}
 	d.jobs.Put(j)
 }

@@ -155,3 +155,24 @@ func (l *rowLocks) lockSlots(slots []uint16) (unlock func()) {
 	}
 	return l.lock(slices.Clone(slots))
 }
+
+// withSlots runs f holding the locks of the given version slots, which it
+// raises as lockSlots does. The lock of one slot costs no allocation, where
+// lockSlots's unlock function costs one: a deferred write takes it on every
+// call.
+func (l *rowLocks) withSlots(slots []uint16, f func()) {
+	if len(slots) == 1 {
+		m, v := &l.stripes[stripeOf(slots[0])], &l.versions[slots[0]]
+		m.Lock()
+		v.Add(1)
+		defer func() {
+			v.Add(1)
+			m.Unlock()
+		}()
+		f()
+		return
+	}
+	unlock := l.lockSlots(slots)
+	defer unlock()
+	f()
+}
