@@ -166,23 +166,30 @@ func (r *reader) sliceTakingImage(q *store.SliceQuery, out *store.SliceResult) e
 		answering = len(out.Cells) < q.Count
 	}
 	if whole {
-		r.images.putImage(&r.ticket, r.rp, b.image(q.Reversed))
-		if st := r.t.Backend.(*tableState); !st.imaged.Load() {
-			st.imaged.Store(true)
-		}
+		r.images.putImage(&r.ticket, r.t.Backend.(*tableState), r.rp, b.image(q.Reversed))
 	}
 	return nil
 }
 
-// putImage keeps img, the image of the row with prefix rp that a read
-// with ticket t took in its snapshot, if nothing changed since the ticket.
-func (c *cellCache) putImage(t *cellTicket, rp []byte, img rowImage) {
+// putImage keeps img, the image of the row with prefix rp of family st
+// that a read with ticket t took in its snapshot, if nothing changed since
+// the ticket.
+func (c *cellCache) putImage(t *cellTicket, st *tableState, rp []byte, img rowImage) {
 	if c == nil || !t.ok {
 		return
 	}
 	var kb [80]byte
 	key := imageKey(kb[:0], rp)
 	c.entries.putStamped(0, key, img, 0, t.version, true, func() bool { return c.current(t) })
+	st.noteImaged()
+}
+
+// noteImaged records that the cell cache may hold an image or a mark of
+// one of the family's rows, so that its reads look for them.
+func (st *tableState) noteImaged() {
+	if !st.imaged.Load() {
+		st.imaged.Store(true)
+	}
 }
 
 // sliceFromImage appends what q selects in the row with prefix rp to out
@@ -317,9 +324,7 @@ func (c *cellCache) putMark(t *cellTicket, st *tableState, rp []byte, mark image
 	var room [1]byte
 	key := imageKey(kb[:0], rp)
 	c.entries.putStamped(0, key, room[:mark-1], 0, t.version, true, func() bool { return c.current(t) })
-	if !st.imaged.Load() {
-		st.imaged.Store(true)
-	}
+	st.noteImaged()
 }
 
 // takeImage walks the reader's whole row and puts its image in the cell
@@ -351,11 +356,8 @@ func (r *reader) takeImage(c *cellCache) (rowImage, bool, error) {
 		}
 	}
 	img := b.image(false)
-	c.putImage(&r.ticket, r.rp, img)
 	st := r.t.Backend.(*tableState)
-	if !st.imaged.Load() {
-		st.imaged.Store(true)
-	}
+	c.putImage(&r.ticket, st, r.rp, img)
 	st.namesImages.taken.Add(1)
 	return img, true, nil
 }
