@@ -233,7 +233,11 @@ func (w *writer) prefetchCells(rp []byte, m *store.RowMutation) error {
 }
 
 // prefetchCachedPacks answers the prefetch's entries of packs that the
-// pack cache knows, and returns how many it answered.
+// pack cache knows, and returns how many it answered. It gives up at the
+// first pack the cache lacks unless one was found before it: a row's
+// packs are kept and dropped together (one group of the cache), so a row
+// whose first pack is missing is read from Badger whole, and looking up
+// its other packs, each a wait for memory, would spare that read nothing.
 func (w *writer) prefetchCachedPacks() int {
 	n := 0
 	for i := range w.pre.entries {
@@ -241,10 +245,15 @@ func (w *writer) prefetchCachedPacks() int {
 		if !e.pack {
 			continue
 		}
-		if val, ok := w.cachedPack(e.key); ok {
-			e.val, e.found = val, true
-			n++
+		val, ok := w.cachedPack(e.key)
+		if !ok {
+			if n == 0 {
+				return 0
+			}
+			continue
 		}
+		e.val, e.found = val, true
+		n++
 	}
 	return n
 }
