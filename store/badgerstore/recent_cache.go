@@ -55,8 +55,11 @@ const cacheLargestShare = 8
 // hash and the entry's place, four to a cache line, and the entry's
 // header, key and value lie together: two waits.
 type recentCache struct {
-	seed   maphash.Seed
-	shards [cacheShards]cacheShard
+	// wholeGroups: a full shard starts again empty rather than replace
+	// an entry, so that the groups it keeps are whole (see put).
+	wholeGroups bool
+	seed        maphash.Seed
+	shards      [cacheShards]cacheShard
 }
 
 type cacheShard struct {
@@ -151,6 +154,19 @@ func (s *cacheShard) value(at uint32, e *cacheEntry) []byte {
 // entrySize is the arena an entry with a key of keyLen bytes and a value
 // room of room bytes takes, its header included.
 func entrySize(keyLen, room int) int { return entryHeader + keyLen + room }
+
+// newWholeGroupCache returns a cache of at most maxBytes, or nil, whose
+// full shards start again empty instead of replacing an entry: for a user
+// that needs a group's keys all at once, a group that lost one key to a
+// replacement is as good as gone, and replacements picked at random left
+// most groups in part.
+func newWholeGroupCache(maxBytes int64) *recentCache {
+	c := newRecentCache(maxBytes)
+	if c != nil {
+		c.wholeGroups = true
+	}
+	return c
+}
 
 // newRecentCache returns a cache of at most maxBytes, or nil (no cache) for
 // a budget too small to share among its shards.
@@ -269,7 +285,8 @@ func (c *recentCache) invalidate(group int, key []byte) {
 // user caches keys from their second write on, so that a stream of keys
 // each written once does not churn the cache. A full shard gives the key
 // the place of an entry its hash picks, if that entry's room holds it
-// (replace), and starts again empty otherwise.
+// (replace), and starts again empty otherwise, or always in a cache of
+// whole groups.
 func (c *recentCache) put(group int, key, val []byte, expiresAt uint64, admit bool) {
 	c.putStamped(group, key, val, expiresAt, 0, admit, nil)
 }
@@ -308,7 +325,7 @@ func (c *recentCache) putStamped(group int, key, val []byte, expiresAt, stamp ui
 		return // it would push many entries out, or the whole shard
 	}
 	if !s.fits(n) && !s.grow(n) {
-		if s.replace(h, key, val, expiresAt, stamp) {
+		if !c.wholeGroups && s.replace(h, key, val, expiresAt, stamp) {
 			return
 		}
 		s.empty()

@@ -174,6 +174,51 @@ func TestRecentCacheFullShardReplaces(t *testing.T) {
 	}
 }
 
+// TestWholeGroupCacheKeepsGroupsWhole: a cache of whole groups offered
+// ten times the groups of ten keys it holds keeps each group it answers
+// for whole, but for at most one a shard, the group whose put filled the
+// shard, where replacing single entries left most groups in part.
+func TestWholeGroupCacheKeepsGroupsWhole(t *testing.T) {
+	const size = 1 << 20
+	c := newWholeGroupCache(size)
+	const groups, perGroup = 6000, 10
+	key := func(g, k int) []byte { return fmt.Appendf(nil, "row:%05d:super-%02d", g, k) }
+	value := func(g, k int) []byte { return bytes.Repeat([]byte{byte(g + k)}, 80) }
+	group := len("row:00000:")
+	for g := 0; g < groups; g++ {
+		for k := 0; k < perGroup; k++ {
+			c.put(group, key(g, k), value(g, k), 0, true)
+		}
+	}
+	whole, part := 0, 0
+	for g := 0; g < groups; g++ {
+		n := 0
+		for k := 0; k < perGroup; k++ {
+			var got []byte
+			if c.read(group, key(g, k), 0, func(v []byte) { got = append([]byte{}, v...) }) {
+				if !bytes.Equal(got, value(g, k)) {
+					t.Fatalf("group %d key %d answered %d bytes, not its value", g, k, len(got))
+				}
+				n++
+			}
+		}
+		switch n {
+		case perGroup:
+			whole++
+		case 0:
+		default:
+			part++
+		}
+	}
+	st := c.stats()
+	if part > cacheShards || whole == 0 || whole*perGroup > int(st.entries) || st.bytes > size {
+		t.Fatalf("%d groups whole and %d in part (want at most %d in part), cache %+v", whole, part, cacheShards, st)
+	}
+	if whole >= groups {
+		t.Fatalf("every one of %d groups answered: the cache never filled", groups)
+	}
+}
+
 // BenchmarkRecentCacheRead reads keys at random from a full cache of
 // 32 MiB, the cell cache's share of the default budget, with keys and
 // values of the size thriftbench's gets find: what a read costs is mostly
