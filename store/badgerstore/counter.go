@@ -115,12 +115,14 @@ func (w *writer) counterWritten(key []byte, rec *record, value int64, replaced b
 	w.counters = append(w.counters, cw)
 }
 
-// readCounter reads the counter cell under key into w.old, as get does,
-// from the counter cache when it knows the counter, and finds nothing
-// without a read when absent (the family's counter filter vouches that
-// the key holds no record, key_filter.go). A prefetched record comes
-// first: it is consumed by the first read of its key in any case
-// (prefetch.go).
+// readCounter reads the counter cell under key into w.old, as get does:
+// it finds nothing without a read when absent (the family's counter
+// filter vouches that the key holds no record, key_filter.go), and reads
+// the counter cache when it knows the counter. The filter comes before
+// the cache, which answers nothing for an absent key: a counter is put in
+// the filter before its first write commits, and the cache holds only
+// what Badger holds. A prefetched record comes first: it is consumed by
+// the first read of its key in any case (prefetch.go).
 func (w *writer) readCounter(key []byte, absent bool) (bool, error) {
 	if p := w.pre.take(key); p != nil {
 		if !p.found {
@@ -128,14 +130,14 @@ func (w *writer) readCounter(key []byte, absent bool) (bool, error) {
 		}
 		return true, decodeRecord(p.val, &w.old)
 	}
+	if absent {
+		w.e.counterFilters.skipped.Add(1)
+		return false, nil
+	}
 	if value, ts, ok := w.e.counters.get(key); ok {
 		w.oldBuf = binary.BigEndian.AppendUint64(w.oldBuf[:0], uint64(value))
 		w.old = record{flags: flagCounter, timestamp: ts, value: w.oldBuf}
 		return true, nil
-	}
-	if absent {
-		w.e.counterFilters.skipped.Add(1)
-		return false, nil
 	}
 	return w.get(key)
 }
