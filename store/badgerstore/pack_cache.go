@@ -15,8 +15,8 @@ import "time"
 // picked at random (newWholeGroupCache): that left most rows with some of
 // their packs, and a row missing one is read from Badger whole. Under
 // super batches into 5,000 and 10,000 rows, of which the cache held part,
-// 40% and 19% of the batches found all their packs, against 18% and 6%
-// with replacement. Its share of the memory budget is the counter
+// about 40% and 19% of the batches found all their packs, against 20%
+// and 6% with replacement. Its share of the memory budget is the counter
 // cache's (MemorySizing.PackCache). It is a recentCache
 // (recent_cache.go), whose rules it keeps:
 //
