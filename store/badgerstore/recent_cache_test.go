@@ -175,9 +175,10 @@ func TestRecentCacheFullShardReplaces(t *testing.T) {
 }
 
 // TestWholeGroupCacheKeepsGroupsWhole: a cache of whole groups offered
-// ten times the groups of ten keys it holds keeps each group it answers
-// for whole, but for at most one a shard, the group whose put filled the
-// shard, where replacing single entries left most groups in part.
+// about eight times the bytes it holds, in groups of ten keys, keeps each
+// group it answers for whole, but for at most one a shard, the group
+// whose put filled the shard, where replacing single entries left most
+// groups in part.
 func TestWholeGroupCacheKeepsGroupsWhole(t *testing.T) {
 	const size = 1 << 20
 	c := newWholeGroupCache(size)
