@@ -86,6 +86,9 @@ type Engine struct {
 	schemaMu  sync.Mutex // serialises schema changes
 	// unpackedSupers: new Super families are not packed (pack.go).
 	unpackedSupers bool
+	// fragmentSupers: new Super families may have fragments
+	// (fragment.go). No writer writes them yet, so only tests set it.
+	fragmentSupers bool
 	// rowLocks serialises the writers of each row (see rowlock.go).
 	rowLocks *rowLocks
 	// group lets concurrent writers share a transaction (group_commit.go);

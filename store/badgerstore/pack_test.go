@@ -269,7 +269,7 @@ func testPackedLayoutReadsAsUnpacked(t *testing.T, seed int64) {
 				p, d, _ := packEntries(t, engines[0], tables[0][fam])
 				sawPacks, sawDissolved = sawPacks || p > d, sawDissolved || d > 0
 				for _, row := range rows {
-					comparePackedReads(t, engines, tables, fam, row, rng, superName, subName, step)
+					compareLayoutReads(t, engines, tables, [2]string{"packed", "unpacked"}, fam, row, rng, superName, subName, step)
 				}
 			}
 		}
@@ -282,7 +282,7 @@ func testPackedLayoutReadsAsUnpacked(t *testing.T, seed int64) {
 	}
 	for fam := range defs {
 		for _, row := range rows {
-			comparePackedReads(t, engines, tables, fam, row, rng, superName, subName, -1)
+			compareLayoutReads(t, engines, tables, [2]string{"packed", "unpacked"}, fam, row, rng, superName, subName, -1)
 		}
 	}
 	if unmarked+engines[0].unmarkedRows.Load() == 0 {
@@ -296,7 +296,9 @@ func testPackedLayoutReadsAsUnpacked(t *testing.T, seed int64) {
 	}
 }
 
-func comparePackedReads(t *testing.T, engines [2]*Engine, tables [2][]*store.Table, fam int, row string, rng *rand.Rand,
+// compareLayoutReads compares reads of a row of family fam from two
+// engines that hold the same data in the layouts named.
+func compareLayoutReads(t *testing.T, engines [2]*Engine, tables [2][]*store.Table, layouts [2]string, fam int, row string, rng *rand.Rand,
 	superName, subName func(int) []byte, step int) {
 	t.Helper()
 	queries := []store.SliceQuery{
@@ -335,8 +337,8 @@ func comparePackedReads(t *testing.T, engines [2]*Engine, tables [2][]*store.Tab
 			counts[i] = n
 		}
 		if got[0] != got[1] || counts[0] != counts[1] {
-			t.Fatalf("step %d, family %d, row %s, query %+v:\npacked   %d %s\nunpacked %d %s", step, fam, row, q,
-				counts[0], abbreviate(got[0]), counts[1], abbreviate(got[1]))
+			t.Fatalf("step %d, family %d, row %s, query %+v:\n%-10s %d %s\n%-10s %d %s", step, fam, row, q,
+				layouts[0], counts[0], abbreviate(got[0]), layouts[1], counts[1], abbreviate(got[1]))
 		}
 	}
 }
@@ -482,6 +484,7 @@ func FuzzDecodePack(f *testing.F) {
 	rec := appendRecord(nil, &record{timestamp: 7, value: []byte("v")})
 	f.Add(appendPack(nil, []packCell{{enc: []byte("a"), rec: rec}, {enc: []byte("b"), rec: rec}}, false))
 	f.Add(appendPack(nil, nil, true))
+	f.Add(appendFragment(nil, []packCell{{enc: []byte("a"), rec: rec}}))
 	f.Add([]byte{packMarker, 0, 1, 1, 'a', 2, 0, 0})
 	long := appendRecord(nil, &record{timestamp: 7, value: bytes.Repeat([]byte("v"), 200)})
 	f.Add(compressPack(nil, appendPack(nil, []packCell{{enc: []byte("a"), rec: long}, {enc: []byte("b"), rec: long}}, false)))

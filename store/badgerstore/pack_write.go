@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/dgraph-io/badger/v4"
+
 	"github.com/thriftbridge/thriftbridge/store"
 )
 
@@ -131,12 +133,19 @@ func (w *writer) openPack(key []byte, t *store.Table) (int, error) {
 	// prefetched value is in the slab already, one read now is copied.
 	var val []byte
 	var found bool
+	var frags []fragmentRead
 	if pre := w.pre.take(key); pre != nil {
-		val, found = pre.val, pre.found
+		val, found, frags = pre.val, pre.found, pre.frags
 	} else if val, found = w.cachedPack(key); found {
-		// Read from the pack cache.
+		// Read from the pack cache, which holds no pack that has
+		// fragments (fragment.go).
 	} else if w.rowWithoutPacks(w.rp, t) {
-		// The row has no mark, so no pack (rowmark.go).
+		// The row has no mark, so no pack (rowmark.go), nor fragments.
+	} else if fragmentedTable(t) {
+		var err error
+		if val, found, frags, err = w.readPackAndFragments(key); err != nil {
+			return 0, fmt.Errorf("read super column: %w", err)
+		}
 	} else {
 		read, ok, err := w.getValue(key)
 		if err != nil {
@@ -146,20 +155,89 @@ func (w *writer) openPack(key []byte, t *store.Table) (int, error) {
 			val = w.slab.copy(read)
 		}
 	}
+	return w.addOpenPack(key, val, found, frags, t)
+}
+
+// addOpenPack adds to w.packs the pack under key as stored (val, if
+// found) with its fragments folded in, and returns its index.
+func (w *writer) addOpenPack(key, val []byte, found bool, frags []fragmentRead, t *store.Table) (int, error) {
 	p := openPack{key: key, size: 2 + 3, cells: w.packCells.take(), found: found}
 	if found {
 		w.markSeen = true // a stored pack implies its row's mark
 		var err error
 		body := w.slab.scratch(packBodyLen(val))
-		if p.cells, p.dissolved, err = decodePack(val, p.cells, &body); err != nil {
-			return 0, fmt.Errorf("read super column: key %x: %w", key, err)
+		if p.cells, p.dissolved, err = decodePack(val, p.cells, &body); err != nil || isFragment(val) {
+			return 0, fmt.Errorf("read super column: key %x: %w", key, errBadPack)
 		}
 		for _, c := range p.cells {
 			p.size += packCellSize(c)
 		}
 	}
 	w.packs = append(w.packs, p)
+	if len(frags) > 0 {
+		if err := w.foldFragments(&w.packs[len(w.packs)-1], frags, t); err != nil {
+			return 0, fmt.Errorf("read super column: key %x: %w", key, err)
+		}
+	}
 	return len(w.packs) - 1, nil
+}
+
+// readPackAndFragments reads the pack under key, of a family whose super
+// columns may have fragments, and the fragments beside it, where a
+// prefetch of the row reads (rowReader). The values are in the writer's
+// slab.
+func (w *writer) readPackAndFragments(key []byte) (val []byte, found bool, frags []fragmentRead, err error) {
+	it := w.rowReader(w.rp).NewIterator(badger.IteratorOptions{Prefix: key[:len(key)-1]})
+	defer it.Close()
+	it.Seek(key)
+	if it.Valid() && bytes.Equal(it.Item().Key(), key) {
+		item := it.Item()
+		if val, err = item.ValueCopy(w.slab.scratch(int(item.ValueSize()))); err != nil {
+			return nil, false, nil, err
+		}
+		found = true
+		it.Next()
+	}
+	frags, err = w.readFragments(it, key, nil)
+	return val, found, frags, err
+}
+
+// foldFragments merges the fragments of the super column of p, in the
+// order they were written, into p's cells, and deletes them: p is then
+// written back whole (or dissolved, if it grew too large) by the same
+// transaction.
+func (w *writer) foldFragments(p *openPack, frags []fragmentRead, t *store.Table) error {
+	if p.dissolved {
+		return errFragmentBesideDissolved
+	}
+	cells := p.cells
+	for _, f := range frags {
+		if !isFragment(f.val) {
+			return errBadPack
+		}
+		body := w.slab.scratch(packBodyLen(f.val))
+		var err error
+		if w.fragCells, _, err = decodePack(f.val, w.fragCells[:0], &body); err != nil {
+			return err
+		}
+		if cells, err = reconcileCells(w.packCells.take(), cells, w.fragCells, w.now); err != nil {
+			return err
+		}
+		if err := w.txn.Delete(f.key); err != nil {
+			return err
+		}
+	}
+	clear(w.fragCells)
+	w.markSeen = true // fragments imply their row's mark
+	p.cells, p.found, p.dirty = cells, true, true
+	p.size = 2 + 3
+	for _, c := range cells {
+		p.size += packCellSize(c)
+	}
+	if len(p.cells) > packMaxCells || p.size > packMaxBytes {
+		return w.dissolve(p, t)
+	}
+	return nil
 }
 
 // dissolve moves the subcolumns of a pack to entries of their own and

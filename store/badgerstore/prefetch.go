@@ -79,6 +79,9 @@ type prefetched struct {
 	found bool
 	used  bool
 	pack  bool // the key of a pack
+	// frags are the pack's fragments, in a family that may have them
+	// (fragment.go).
+	frags []fragmentRead
 }
 
 // cellPrefetch holds the prefetched cells of the row being written,
@@ -199,6 +202,7 @@ func (w *writer) prefetchCells(rp []byte, m *store.RowMutation) error {
 		}
 	}
 	entries := w.pre.entries
+	fragmented := fragmentedTable(t)
 
 	prefix := append(w.slab.copyCap(rp, 1), kindCells)
 	it := w.rowReader(rp).NewIterator(badger.IteratorOptions{Prefix: prefix})
@@ -220,16 +224,46 @@ func (w *writer) prefetchCells(rp []byte, m *store.RowMutation) error {
 			break
 		}
 		item := it.Item()
-		if !bytes.Equal(item.Key(), e.key) {
-			continue
+		if bytes.Equal(item.Key(), e.key) {
+			val, err := item.ValueCopy(w.slab.scratch(int(item.ValueSize())))
+			if err != nil {
+				return err
+			}
+			e.val, e.found = val, true
+			if !fragmented || !e.pack {
+				continue
+			}
+			it.Next()
 		}
-		val, err := item.ValueCopy(w.slab.scratch(int(item.ValueSize())))
-		if err != nil {
-			return err
+		if fragmented && e.pack {
+			// The pack's fragments follow it.
+			var err error
+			if e.frags, err = w.readFragments(it, e.key, e.frags[:0]); err != nil {
+				return err
+			}
 		}
-		e.val, e.found = val, true
 	}
 	return nil
+}
+
+// fragmentRead is a fragment a writer read: its key and its value, in
+// the writer's slab.
+type fragmentRead struct {
+	key, val []byte
+}
+
+// readFragments appends to frags the fragments of the super column whose
+// pack key is packKey from it's entry on, leaving it past them.
+func (w *writer) readFragments(it *badger.Iterator, packKey []byte, frags []fragmentRead) ([]fragmentRead, error) {
+	for ; it.Valid() && isFragmentKeyOf(it.Item().Key(), packKey); it.Next() {
+		item := it.Item()
+		val, err := item.ValueCopy(w.slab.scratch(int(item.ValueSize())))
+		if err != nil {
+			return frags, err
+		}
+		frags = append(frags, fragmentRead{key: w.slab.copy(item.Key()), val: val})
+	}
+	return frags, nil
 }
 
 // prefetchCachedPacks answers the prefetch's entries of packs that the
