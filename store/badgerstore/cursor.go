@@ -60,10 +60,12 @@ type cursor struct {
 }
 
 // fragmentView tells a cursor whether its family's super columns may
-// have fragments, and the instant (Unix seconds) it reconciles them at.
+// have fragments, the instant (Unix seconds) it reconciles them at, and
+// the counts to raise where it finds many (nil: none).
 type fragmentView struct {
-	on  bool
-	now uint32
+	on    bool
+	now   uint32
+	folds *foldCounts
 }
 
 type tieEntry struct {
@@ -352,6 +354,9 @@ func (c *cursor) keepFragment(v []byte) {
 func (c *cursor) mergeFragments() error {
 	if len(c.fragVals) == 0 {
 		return nil
+	}
+	if len(c.fragVals) >= foldAfter {
+		c.frags.folds.due(c.packKey)
 	}
 	merged, err := c.merger.merge(c.pack, c.fragVals, c.frags.now)
 	if err != nil {

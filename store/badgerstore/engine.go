@@ -86,9 +86,15 @@ type Engine struct {
 	schemaMu  sync.Mutex // serialises schema changes
 	// unpackedSupers: new Super families are not packed (pack.go).
 	unpackedSupers bool
-	// fragmentSupers: new Super families may have fragments
-	// (fragment.go). No writer writes them yet, so only tests set it.
-	fragmentSupers bool
+	// unfragmentedSupers: new packed families have no fragments
+	// (fragment.go); tests set it to compare.
+	unfragmentedSupers bool
+	// folds counts the fragments of super columns since their folds,
+	// fragSeqs hands out fragments' seqs, and fragmentsWritten counts
+	// them (fragment_write.go).
+	folds            *foldCounts
+	fragSeqs         fragmentSeqs
+	fragmentsWritten atomic.Int64
 	// rowLocks serialises the writers of each row (see rowlock.go).
 	rowLocks *rowLocks
 	// group lets concurrent writers share a transaction (group_commit.go);
@@ -121,6 +127,9 @@ type Engine struct {
 	// have a record, markFilters the rows of each marked family that may
 	// have a mark (key_filter.go).
 	counterFilters, markFilters *keyFilters
+	// dissolvedFilters holds the dissolved packs of each family with
+	// fragments (fragment_write.go).
+	dissolvedFilters *keyFilters
 	// packs caches the packs of super columns written last
 	// (pack_cache.go).
 	packs *recentCache
@@ -194,10 +203,13 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		counters:       newCounterCache(memory.CounterCache),
 		counterFilters: newKeyFilters(counterKeys, memory.CounterFilter),
 		markFilters:    newKeyFilters(rowMarkKeys, memory.MarkFilter),
-		packs:          newWholeGroupCache(memory.PackCache),
-		writers:        make(chan *writer, freeWriters),
-		stop:           make(chan struct{}),
-		dropKick:       make(chan struct{}, 1),
+		// Few packs dissolve.
+		dissolvedFilters: newKeyFilters(dissolvedKeys, memory.MarkFilter/4),
+		folds:            newFoldCounts(),
+		packs:            newWholeGroupCache(memory.PackCache),
+		writers:          make(chan *writer, freeWriters),
+		stop:             make(chan struct{}),
+		dropKick:         make(chan struct{}, 1),
 
 		unpackedSupers: opts.UnpackedSuperColumns,
 	}
@@ -213,6 +225,10 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	if err := e.loadCatalog(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := e.loadFragmentSeqs(); err != nil {
 		db.Close()
 		return nil, err
 	}

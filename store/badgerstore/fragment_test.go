@@ -16,18 +16,15 @@ import (
 	"github.com/thriftbridge/thriftbridge/store/enginetest"
 )
 
-// fragmentWriter writes puts and cell deletions of one super column as
-// fragments (fragment.go), the way their writer is to: under the row's
-// lock, without reading the pack, with the row's mark, and with the row
-// marked for collection when a cell is mortal. It refuses what a writer
-// of fragments would not write as one: a super column too long to pack,
-// a name whose key would be cut, a dissolved pack, or more than a pack's
-// bounds.
-type fragmentWriter struct {
-	seq uint64
-}
-
-func (f *fragmentWriter) write(tb testing.TB, e *Engine, t *store.Table, key []byte, ops []store.Op) bool {
+// writeFragmentOps writes puts and cell deletions of one super column
+// as a fragment, the way the engine's writer does (fragment_write.go) but
+// whatever the pack cache holds and however many fragments the super
+// column has: under the row's lock, without reading the pack, with the
+// row's mark, and with the row marked for collection when a cell is
+// mortal. It refuses what no writer of fragments writes as one: a super
+// column too long to pack, a name whose key would be cut, a dissolved
+// pack, or more than a pack's bounds.
+func writeFragmentOps(tb testing.TB, e *Engine, t *store.Table, key []byte, ops []store.Op) bool {
 	tb.Helper()
 	rp, _ := e.rowPrefix(nil, t, key)
 	unlock := e.rowLocks.lockRow(rp)
@@ -88,8 +85,11 @@ func (f *fragmentWriter) write(tb testing.TB, e *Engine, t *store.Table, key []b
 	if compressedTable(t) {
 		val = compressPack(nil, val)
 	}
-	f.seq++
-	if err := txn.Set(fragmentKey(nil, pk, f.seq), val); err != nil {
+	seq, err := e.nextFragmentSeq()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := txn.Set(fragmentKey(nil, pk, seq), val); err != nil {
 		tb.Fatal(err)
 	}
 	if err := w.markRow(rp, t); err != nil {
@@ -133,11 +133,11 @@ func fragmentEntries(tb testing.TB, e *Engine, t *store.Table) int {
 }
 
 // openFragmentLayout opens an engine on dir whose new Super families may
-// have fragments.
-func openFragmentLayout(t testing.TB, dir string, clock *testClock) *Engine {
+// have fragments or not.
+func openFragmentLayout(t testing.TB, dir string, clock *testClock, fragments bool) *Engine {
 	t.Helper()
 	e := openLayout(t, dir, false, clock)
-	e.fragmentSupers = true
+	e.unfragmentedSupers = !fragments
 	return e
 }
 
@@ -170,8 +170,8 @@ func testFragmentsReadAsTheirPacks(t *testing.T, seed int64) {
 		{Name: "Int", Comparator: "UTF8Type", Super: true, SubComparator: "IntegerType", GCGraceSeconds: &grace},
 	}
 	open := func() {
-		engines[0] = openFragmentLayout(t, dirs[0], clock)
-		engines[1] = openLayout(t, dirs[1], false, clock)
+		engines[0] = openFragmentLayout(t, dirs[0], clock, true)
+		engines[1] = openFragmentLayout(t, dirs[1], clock, false)
 		for i := range engines {
 			tables[i] = tables[i][:0]
 			for _, def := range defs {
@@ -182,9 +182,11 @@ func testFragmentsReadAsTheirPacks(t *testing.T, seed int64) {
 				tables[i] = append(tables[i], tb)
 			}
 		}
-		for _, tb := range tables[0] {
-			if !fragmentedTable(tb) {
-				t.Fatalf("family %s may not have fragments", tb.Def.Name)
+		for i := range tables {
+			for _, tb := range tables[i] {
+				if fragmentedTable(tb) != (i == 0) {
+					t.Fatalf("engine %d: family %s may have fragments: %v", i, tb.Def.Name, fragmentedTable(tb))
+				}
 			}
 		}
 	}
@@ -232,7 +234,6 @@ func testFragmentsReadAsTheirPacks(t *testing.T, seed int64) {
 		return int64(1 + rng.Intn(60))
 	}
 	rows := []string{"r0", "r1", "r2"}
-	var fw fragmentWriter
 	written, folded, sawFragments := 0, 0, false
 
 	for step := 0; step < 500; step++ {
@@ -283,7 +284,7 @@ func testFragmentsReadAsTheirPacks(t *testing.T, seed int64) {
 		m := store.RowMutation{Table: tables[1][fam], Key: key, Ops: ops}
 		enginetest.Apply(t, engines[1], m)
 		before := fragmentEntries(t, engines[0], tables[0][fam])
-		if cellsOnly && rng.Intn(4) > 0 && fw.write(t, engines[0], tables[0][fam], key, ops) {
+		if cellsOnly && rng.Intn(4) > 0 && writeFragmentOps(t, engines[0], tables[0][fam], key, ops) {
 			written++
 		} else {
 			m.Table = tables[0][fam]
@@ -328,34 +329,46 @@ func testFragmentsReadAsTheirPacks(t *testing.T, seed int64) {
 			compareLayoutReads(t, engines, tables, [2]string{"fragments", "packs"}, fam, row, rng, superName, subName, -1)
 		}
 	}
-	t.Logf("%d fragments written, %d folded by writes, %d left of which collection folded %d", written, folded, left, collected)
-	if written == 0 || folded == 0 || !sawFragments || collected == 0 {
-		t.Fatal("the test misses a case: it needs fragments written, read, folded by a write and folded by collection")
+	byWriter := engines[0].fragmentsWritten.Load()
+	t.Logf("%d fragments written by the test and %d by the writer (since the restart), %d folded by writes, %d left of which collection folded %d",
+		written, byWriter, folded, left, collected)
+	if written == 0 || byWriter == 0 || folded == 0 || !sawFragments || collected == 0 {
+		t.Fatal("the test misses a case: it needs fragments written by both, read, folded by a write and folded by collection")
 	}
 }
 
-// TestWriteFoldsFragments: a write into a super column with fragments
-// reads them with its pack, merges them in the order they were written
-// and deletes them, in its own transaction.
-func TestWriteFoldsFragments(t *testing.T) {
+// TestWritesFoldAfterEnoughFragments: writes into a stored super column
+// whose pack is not cached write fragments, reading nothing, until it has
+// foldAfter of them; the next write reads them with the pack, merges
+// them in the order they were written and deletes them.
+func TestWritesFoldAfterEnoughFragments(t *testing.T) {
 	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
-	e := openFragmentLayout(t, t.TempDir(), clock)
+	e := openFragmentLayout(t, t.TempDir(), clock, true)
 	defer e.Close()
 	tb := enginetest.CreateTable(t, e, store.TableDef{Name: "S", Comparator: "UTF8Type", Super: true, SubComparator: "UTF8Type"})
 	key := []byte("k")
-	enginetest.Apply(t, e, store.RowMutation{Table: tb, Key: key, Ops: []store.Op{
-		enginetest.PutSuper("s", "a", "pack", 5), enginetest.PutSuper("s", "b", "pack", 5),
-	}})
-	var fw fragmentWriter
-	for _, ops := range [][]store.Op{
+	apply := func(ops ...store.Op) {
+		t.Helper()
+		enginetest.Apply(t, e, store.RowMutation{Table: tb, Key: key, Ops: ops})
+		// As if the pack had left the cache.
+		rp, _ := e.rowPrefix(nil, tb, key)
+		e.packs.invalidate(len(rp), superPackKey(&slab{}, rp, tb, []byte("s")))
+	}
+	apply(enginetest.PutSuper("s", "a", "pack", 5), enginetest.PutSuper("s", "b", "pack", 5))
+	writes := [][]store.Op{
 		{enginetest.PutSuper("s", "b", "first", 6), enginetest.PutSuper("s", "c", "first", 6)},
 		{enginetest.PutSuper("s", "c", "older", 2), {Kind: store.OpDeleteCell, Super: []byte("s"), Name: []byte("a"), Timestamp: 7}},
-	} {
-		if !fw.write(t, e, tb, key, ops) {
-			t.Fatal("the fragment was refused")
+	}
+	for i := 2; i < foldAfter; i++ {
+		writes = append(writes, []store.Op{enginetest.PutSuper("s", fmt.Sprint("n", i), "v", int64(i))})
+	}
+	for i, ops := range writes {
+		apply(ops...)
+		if n := fragmentEntries(t, e, tb); n != i+1 {
+			t.Fatalf("after %d writes, %d fragments; want %d", i+1, n, i+1)
 		}
 	}
-	want := "s{b=first@6 c=first@6}"
+	want := "s{b=first@6 c=first@6 n2=v@2 n3=v@3 n4=v@4 n5=v@5 n6=v@6 n7=v@7}"
 	check := func(when string) {
 		t.Helper()
 		res := enginetest.Slice(t, e, tb, "k", store.SliceQuery{Count: all})
@@ -363,18 +376,19 @@ func TestWriteFoldsFragments(t *testing.T) {
 			t.Fatalf("%s: %s, want %s", when, got, want)
 		}
 	}
-	check("with two fragments")
-	if n := fragmentEntries(t, e, tb); n != 2 {
-		t.Fatalf("%d fragments, want 2", n)
-	}
-	enginetest.Apply(t, e, store.RowMutation{Table: tb, Key: key, Ops: []store.Op{enginetest.PutSuper("s", "d", "write", 8)}})
-	want = "s{b=first@6 c=first@6 d=write@8}"
-	check("after a write")
+	check("with the fragments")
+	apply(enginetest.PutSuper("s", "d", "write", 8))
+	want = "s{b=first@6 c=first@6 d=write@8 n2=v@2 n3=v@3 n4=v@4 n5=v@5 n6=v@6 n7=v@7}"
+	check("after the write that folds")
 	if n := fragmentEntries(t, e, tb); n != 0 {
-		t.Fatalf("%d fragments after a write into their super column, want 0", n)
+		t.Fatalf("%d fragments after the write that folds, want 0", n)
 	}
 	if packs, dissolved, cells := packEntries(t, e, tb); packs != 1 || dissolved != 0 || cells != 0 {
 		t.Fatalf("%d packs (%d dissolved), %d other entries; want one pack", packs, dissolved, cells)
+	}
+	apply(enginetest.PutSuper("s", "e", "again", 9))
+	if n := fragmentEntries(t, e, tb); n != 1 {
+		t.Fatalf("%d fragments after the write after the fold, want 1", n)
 	}
 }
 
@@ -383,7 +397,7 @@ func TestWriteFoldsFragments(t *testing.T) {
 // corrupt rather than answer twice for a subcolumn.
 func TestFragmentBesideDissolvedPackIsRefused(t *testing.T) {
 	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
-	e := openFragmentLayout(t, t.TempDir(), clock)
+	e := openFragmentLayout(t, t.TempDir(), clock, true)
 	defer e.Close()
 	tb := enginetest.CreateTable(t, e, store.TableDef{Name: "S", Comparator: "UTF8Type", Super: true, SubComparator: "UTF8Type"})
 	var ops []store.Op
@@ -443,7 +457,7 @@ func FuzzReconcileFragments(f *testing.F) {
 // folds the fragment first.
 func TestCollectionKeepsAPackBesideFragments(t *testing.T) {
 	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
-	e := openFragmentLayout(t, t.TempDir(), clock)
+	e := openFragmentLayout(t, t.TempDir(), clock, true)
 	defer e.Close()
 	grace := int32(10)
 	tb := enginetest.CreateTable(t, e, store.TableDef{Name: "S", Comparator: "UTF8Type", Super: true, SubComparator: "UTF8Type", GCGraceSeconds: &grace})
@@ -454,8 +468,7 @@ func TestCollectionKeepsAPackBesideFragments(t *testing.T) {
 	enginetest.Apply(t, e, store.RowMutation{Table: tb, Key: key, Ops: []store.Op{
 		{Kind: store.OpDeleteCell, Super: []byte("s"), Name: []byte("a"), Timestamp: 10},
 	}})
-	var fw fragmentWriter
-	if !fw.write(t, e, tb, key, []store.Op{enginetest.PutSuper("s", "a", "late", 3)}) {
+	if !writeFragmentOps(t, e, tb, key, []store.Op{enginetest.PutSuper("s", "a", "late", 3)}) {
 		t.Fatal("the fragment was refused")
 	}
 	clock.Advance(time.Duration(grace+1) * time.Second)

@@ -55,8 +55,15 @@ func openLayoutDeferring(t testing.TB, dir string, unpacked bool, clock *testClo
 // family of UTF8Type names and the given gc_grace_seconds.
 func openPackedFamily(t *testing.T, grace int32) (*Engine, *testClock, *store.Table) {
 	t.Helper()
+	return openPackedFamilyOf(t, grace, true)
+}
+
+// openPackedFamilyOf is openPackedFamily, of a family with fragments
+// (fragment.go) or without.
+func openPackedFamilyOf(t *testing.T, grace int32, fragments bool) (*Engine, *testClock, *store.Table) {
+	t.Helper()
 	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
-	e := openLayout(t, t.TempDir(), false, clock)
+	e := openFragmentLayout(t, t.TempDir(), clock, fragments)
 	t.Cleanup(func() { e.Close() })
 	tb := enginetest.CreateTable(t, e, store.TableDef{Name: "S", Comparator: "UTF8Type", Super: true, SubComparator: "UTF8Type", GCGraceSeconds: &grace})
 	return e, clock, tb
@@ -427,8 +434,10 @@ func TestPackDissolvesPastItsBounds(t *testing.T) {
 // TestPackedTombstonesAreCollected: a subcolumn tombstone in a pack, and
 // what it shadows, go once gc_grace_seconds have passed; a pack whose
 // subcolumns all expire goes with Badger's expiry.
+// A family with fragments gives them no expiry: collection folds them
+// (TestFragmentsReadAsTheirPacks).
 func TestPackedTombstonesAreCollected(t *testing.T) {
-	e, clock, tb := openPackedFamily(t, 10)
+	e, clock, tb := openPackedFamilyOf(t, 10, false)
 	enginetest.Apply(t, e, store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{
 		enginetest.PutSuper("a", "x", "1", 1), enginetest.PutSuper("a", "y", "1", 1),
 		{Kind: store.OpDeleteCell, Super: []byte("a"), Name: []byte("x"), Timestamp: 2},
@@ -564,8 +573,8 @@ func TestNewerLayoutIsRefused(t *testing.T) {
 	if err := e.db.View(func(txn *badger.Txn) error { return readJSON(txn, metaKey, &meta) }); err != nil {
 		t.Fatal(err)
 	}
-	if meta.Format != formatCompressedPacks {
-		t.Fatalf("a store with a packed family records layout %d, want %d", meta.Format, formatCompressedPacks)
+	if meta.Format != formatFragments {
+		t.Fatalf("a store with a packed family records layout %d, want %d", meta.Format, formatFragments)
 	}
 	meta.Format = storeFormat + 1
 	err := e.db.Update(func(txn *badger.Txn) error {

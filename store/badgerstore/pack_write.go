@@ -24,6 +24,9 @@ type openPack struct {
 	found     bool // stored before the row mutation
 	dissolved bool
 	dirty     bool
+	// blind: the pack was not read; it holds what the row mutation
+	// writes, to be written as a fragment (fragment_write.go).
+	blind bool
 }
 
 // packCell writes a put or cell deletion of a subcolumn of a packed
@@ -51,6 +54,14 @@ func (w *writer) packCell(rp []byte, t *store.Table, super, name []byte, rec *re
 	}
 	enc := t.SubComparator.AppendKey(w.slab.scratch(2*len(name)+8), name)
 	if !packable(pk, enc) {
+		if p.blind {
+			if err := w.unblind(p, t); err != nil {
+				return err
+			}
+			if p.dissolved {
+				return w.putCell(rp, t, super, name, rec, ttl)
+			}
+		}
 		if err := w.dissolve(p, t); err != nil {
 			return err
 		}
@@ -80,6 +91,14 @@ func (w *writer) packCell(rp []byte, t *store.Table, super, name []byte, rec *re
 	}
 	p.dirty = true
 	if len(p.cells) > packMaxCells || p.size > packMaxBytes {
+		if p.blind {
+			if err := w.unblind(p, t); err != nil || p.dissolved {
+				return err
+			}
+			if len(p.cells) <= packMaxCells && p.size <= packMaxBytes {
+				return nil
+			}
+		}
 		return w.dissolve(p, t)
 	}
 	return nil
@@ -135,12 +154,17 @@ func (w *writer) openPack(key []byte, t *store.Table) (int, error) {
 	var found bool
 	var frags []fragmentRead
 	if pre := w.pre.take(key); pre != nil {
+		if pre.blind {
+			return w.addBlindPack(key), nil
+		}
 		val, found, frags = pre.val, pre.found, pre.frags
 	} else if val, found = w.cachedPack(key); found {
 		// Read from the pack cache, which holds no pack that has
 		// fragments (fragment.go).
 	} else if w.rowWithoutPacks(w.rp, t) {
 		// The row has no mark, so no pack (rowmark.go), nor fragments.
+	} else if w.fragmentable(key, t) {
+		return w.addBlindPack(key), nil
 	} else if fragmentedTable(t) {
 		var err error
 		if val, found, frags, err = w.readPackAndFragments(key); err != nil {
@@ -161,25 +185,36 @@ func (w *writer) openPack(key []byte, t *store.Table) (int, error) {
 // addOpenPack adds to w.packs the pack under key as stored (val, if
 // found) with its fragments folded in, and returns its index.
 func (w *writer) addOpenPack(key, val []byte, found bool, frags []fragmentRead, t *store.Table) (int, error) {
-	p := openPack{key: key, size: 2 + 3, cells: w.packCells.take(), found: found}
+	w.packs = append(w.packs, openPack{key: key})
+	i := len(w.packs) - 1
+	if err := w.loadPack(&w.packs[i], val, found, frags, t); err != nil {
+		return 0, err
+	}
+	return i, nil
+}
+
+// loadPack makes p (of which only the key is kept) the pack as stored
+// (val, if found) with its fragments folded in.
+func (w *writer) loadPack(p *openPack, val []byte, found bool, frags []fragmentRead, t *store.Table) error {
+	key := p.key
+	*p = openPack{key: key, size: 2 + 3, cells: w.packCells.take(), found: found}
 	if found {
 		w.markSeen = true // a stored pack implies its row's mark
 		var err error
 		body := w.slab.scratch(packBodyLen(val))
 		if p.cells, p.dissolved, err = decodePack(val, p.cells, &body); err != nil || isFragment(val) {
-			return 0, fmt.Errorf("read super column: key %x: %w", key, errBadPack)
+			return fmt.Errorf("read super column: key %x: %w", key, errBadPack)
 		}
 		for _, c := range p.cells {
 			p.size += packCellSize(c)
 		}
 	}
-	w.packs = append(w.packs, p)
 	if len(frags) > 0 {
-		if err := w.foldFragments(&w.packs[len(w.packs)-1], frags, t); err != nil {
-			return 0, fmt.Errorf("read super column: key %x: %w", key, err)
+		if err := w.foldFragments(p, frags, t); err != nil {
+			return fmt.Errorf("read super column: key %x: %w", key, err)
 		}
 	}
-	return len(w.packs) - 1, nil
+	return nil
 }
 
 // readPackAndFragments reads the pack under key, of a family whose super
@@ -228,6 +263,7 @@ func (w *writer) foldFragments(p *openPack, frags []fragmentRead, t *store.Table
 		}
 	}
 	clear(w.fragCells)
+	w.e.folds.reset(p.key)
 	w.markSeen = true // fragments imply their row's mark
 	p.cells, p.found, p.dirty = cells, true, true
 	p.size = 2 + 3
@@ -255,6 +291,12 @@ func (w *writer) dissolve(p *openPack, t *store.Table) error {
 		}
 	}
 	p.cells, p.dissolved, p.dirty = nil, true, true
+	if fragmentedTable(t) {
+		// Its writers must read it from now on (fragment_write.go).
+		key := dissolvedKey(&w.slab, p.key)
+		w.e.dissolvedFilters.probe(t, key).note(w.e.dissolvedFilters)
+		return w.set(key, nil)
+	}
 	return nil
 }
 
@@ -268,6 +310,22 @@ func (w *writer) flushPacks(rp []byte, t *store.Table) error {
 	marked := false
 	for i := range w.packs {
 		p := &w.packs[i]
+		if p.blind {
+			if err := w.writeFragment(rp, t, p); err != nil {
+				return err
+			}
+			mortal, err := mortalCells(p.cells)
+			if err != nil {
+				return fmt.Errorf("write super column: key %x: %w", p.key, err)
+			}
+			if mortal && !marked {
+				if err := w.markForGC(rp); err != nil {
+					return err
+				}
+				marked = true
+			}
+			continue
+		}
 		if !p.dirty {
 			continue
 		}

@@ -494,5 +494,5 @@ func (e *Engine) Truncate(ctx context.Context, keyspace, name string) error {
 // families.
 func (e *Engine) newFamilyLayout() familyLayout {
 	packed := !e.unpackedSupers
-	return familyLayout{packed: packed, marked: packed, compressed: packed, fragmented: packed && e.fragmentSupers}
+	return familyLayout{packed: packed, marked: packed, compressed: packed, fragmented: packed && !e.unfragmentedSupers}
 }

@@ -24,6 +24,9 @@ type reader struct {
 	now    uint32
 	rp     []byte // row prefix
 	rowDel int64  // the row's deletion timestamp
+	// folds, in a family with fragments, learns of super columns that
+	// reads found many fragments in (fragment_write.go).
+	folds  *foldCounts
 	ranges []rangeTombstone
 	buf    []byte // scratch for keys
 	name   []byte // scratch for decoded names
@@ -81,7 +84,7 @@ func (e *Engine) newReaderOf(txn *badger.Txn, t *store.Table, rp, key []byte) (*
 // prefix is r.rp if set (else openReader makes it), and reads the row's
 // deletions.
 func (e *Engine) openReader(r *reader, txn *badger.Txn, t *store.Table, key []byte) error {
-	r.txn, r.t, r.now, r.headers = txn, t, e.nowSeconds(), &e.headers
+	r.txn, r.t, r.now, r.headers, r.folds = txn, t, e.nowSeconds(), &e.headers, e.folds
 	r.cellPrefix, r.name = r.prefixRoom[:0], r.nameRoom[:0]
 	if r.rp == nil {
 		r.rp, _ = e.rowPrefix(r.rpBuf[:0], t, key)
@@ -294,7 +297,7 @@ func (r *reader) cursor(prefix, lower, upper, floor []byte, reverse bool) *curso
 // fragmentView tells the reader's cursors whether its family's super
 // columns may have fragments.
 func (r *reader) fragmentView() fragmentView {
-	return fragmentView{on: fragmentedTable(r.t), now: r.now}
+	return fragmentView{on: fragmentedTable(r.t), now: r.now, folds: r.folds}
 }
 
 // Count implements store.Engine.
@@ -688,6 +691,9 @@ func (r *reader) readFragmentedPack(packKey []byte) ([]packCell, bool, error) {
 	}
 	if len(frags) == 0 {
 		return base, base != nil, nil
+	}
+	if len(frags) >= foldAfter {
+		r.folds.due(packKey)
 	}
 	var m fragmentMerger
 	cells, err := m.merge(base, frags, r.now)
