@@ -255,8 +255,6 @@ type writer struct {
 	// packBuf and compBuf encode and compress a pack before it is copied
 	// into the slab, which then holds only the bytes written.
 	packBuf, compBuf []byte
-	// fragCells holds the cells of a fragment being folded.
-	fragCells []packCell
 	// entries are the Badger entries of the transaction (entries.go).
 	entries entryArena
 	// counters are the writes of counter cells, for the counter cache

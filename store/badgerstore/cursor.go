@@ -45,27 +45,6 @@ type cursor struct {
 	// busy, for a cursor its reader reuses, is set while a walk has it;
 	// close clears it.
 	busy *bool
-
-	// frags is set in a family whose super columns may have fragments
-	// (fragment.go).
-	frags fragmentView
-	// fragVals are the fragments of the super column being expanded, in
-	// the order they were written, and fragRoom their buffers; merger
-	// merges them into its pack. dissolved is the key of the last
-	// dissolved pack met, which no fragment may lie beside.
-	fragVals  [][]byte
-	fragRoom  [][]byte
-	merger    fragmentMerger
-	dissolved []byte
-}
-
-// fragmentView tells a cursor whether its family's super columns may
-// have fragments, the instant (Unix seconds) it reconciles them at, and
-// the counts to raise where it finds many (nil: none).
-type fragmentView struct {
-	on    bool
-	now   uint32
-	folds *foldCounts
 }
 
 type tieEntry struct {
@@ -77,11 +56,7 @@ type tieEntry struct {
 // not nil, is the key of a pack whose subcolumns may fall in the range
 // although the pack's own key sorts before lower: a forward cursor starts
 // there when a pack is stored there.
-func newCursor(txn *badger.Txn, prefix, lower, upper, floor []byte, reverse bool, rebuild func([]byte, *record) []byte, frags fragmentView) *cursor {
-	if frags.on && floor != nil {
-		// The super column's fragments follow its subcolumns.
-		prefix = floor[:len(floor)-1]
-	}
+func newCursor(txn *badger.Txn, prefix, lower, upper, floor []byte, reverse bool, rebuild func([]byte, *record) []byte) *cursor {
 	// The keys under a prefix longer than truncatedLen (the subcolumns of
 	// a super column with a name of tens of kilobytes) are cut: what they
 	// keep of it is its first truncatedLen bytes.
@@ -93,12 +68,8 @@ func newCursor(txn *badger.Txn, prefix, lower, upper, floor []byte, reverse bool
 		upper:   upper,
 		rebuild: rebuild,
 		moved:   true,
-		frags:   frags,
 	}
 	if reverse {
-		if frags.on && floor != nil && c.seekFragmentsBackward(floor) {
-			return c
-		}
 		seek := upper
 		if len(seek) > truncatedLen {
 			// Land after every member of the bound's tie group.
@@ -112,25 +83,14 @@ func newCursor(txn *badger.Txn, prefix, lower, upper, floor []byte, reverse bool
 }
 
 // newCursorOn runs a forward cursor on an iterator the caller owns.
-func newCursorOn(it *seekIter, lower, upper, floor []byte, rebuild func([]byte, *record) []byte, frags fragmentView) *cursor {
-	c := &cursor{it: it, lower: lower, upper: upper, rebuild: rebuild, moved: true, frags: frags}
+func newCursorOn(it *seekIter, lower, upper, floor []byte, rebuild func([]byte, *record) []byte) *cursor {
+	c := &cursor{it: it, lower: lower, upper: upper, rebuild: rebuild, moved: true}
 	c.seekForward(floor)
 	return c
 }
 
-// seekFragmentsBackward places a backward cursor on the last fragment of
-// the super column whose pack key is packKey, and reports whether it has
-// one: a backward walk of its subcolumns gathers them before it meets
-// the pack.
-func (c *cursor) seekFragmentsBackward(packKey []byte) bool {
-	c.keyBuf = fragmentsEnd(c.keyBuf[:0], packKey)
-	c.it.Seek(c.keyBuf)
-	return c.it.Valid() && isFragmentKeyOf(c.it.Item().Key(), packKey)
-}
-
 // seekForward places a forward cursor on its first entry: the pack at
-// floor if one holds subcolumns there, else the lower bound (where a
-// super column without a pack has its fragments next).
+// floor if one holds subcolumns there, else the lower bound.
 func (c *cursor) seekForward(floor []byte) {
 	if floor != nil && bytes.Compare(floor, c.lower) < 0 {
 		c.it.Seek(floor)
@@ -143,9 +103,6 @@ func (c *cursor) seekForward(floor []byte) {
 			if full {
 				return
 			}
-			if c.frags.on {
-				c.dissolved = append(c.dissolved[:0], floor...)
-			}
 		}
 	}
 	c.it.Seek(seekKey(c.lower))
@@ -153,12 +110,11 @@ func (c *cursor) seekForward(floor []byte) {
 
 // resetOn makes c a forward cursor on it, as newCursorOn makes one,
 // keeping its buffers and its rebuild; busy is cleared by close.
-func (c *cursor) resetOn(it *seekIter, lower, upper, floor []byte, busy *bool, frags fragmentView) {
+func (c *cursor) resetOn(it *seekIter, lower, upper, floor []byte, busy *bool) {
 	*c = cursor{
 		it: it, lower: lower, upper: upper, rebuild: c.rebuild, moved: true, busy: busy,
 		valBuf: c.valBuf[:0], group: c.group[:0], pack: c.pack[:0], packBody: c.packBody[:0],
 		packKey: c.packKey[:0], keyBuf: c.keyBuf[:0],
-		frags: frags, fragVals: c.fragVals[:0], fragRoom: c.fragRoom, merger: c.merger, dissolved: c.dissolved[:0],
 	}
 	c.seekForward(floor)
 }
@@ -231,17 +187,16 @@ func (c *cursor) step() (bool, error) {
 		c.valBuf = val
 		c.moved = false
 		if isPack(val) {
-			c.packKey = append(c.packKey[:0], k...)
-			full, err := c.expandPack(c.packKey)
-			if err != nil {
-				return false, fmt.Errorf("key %x: %w", c.packKey, err)
+			if c.pack, _, err = decodePack(val, c.pack[:0], &c.packBody); err != nil {
+				return false, fmt.Errorf("key %x: %w", k, err)
 			}
-			if !full {
+			if len(c.pack) == 0 {
 				continue // a dissolved pack: its subcolumns follow it
 			}
 			if c.reverse {
 				slices.Reverse(c.pack)
 			}
+			c.packKey = append(c.packKey[:0], k...)
 			return true, c.takePackCell()
 		}
 		if err := decodeRecord(val, &c.rec); err != nil {
@@ -250,121 +205,6 @@ func (c *cursor) step() (bool, error) {
 		c.key, c.raw = k, val
 		return true, nil
 	}
-}
-
-// expandPack makes c.pack the cells of the pack or the fragment under k
-// (a copy of the key the cursor's iterator is on), whose value is in
-// c.valBuf, with the super column's fragments merged in, and c.packKey
-// its pack key; false for a dissolved pack. It may leave the iterator
-// past the entry (c.moved).
-func (c *cursor) expandPack(k []byte) (bool, error) {
-	if isFragment(c.valBuf) {
-		return c.expandFragments(k)
-	}
-	var err error
-	if c.pack, _, err = decodePack(c.valBuf, c.pack[:0], &c.packBody); err != nil {
-		return false, err
-	}
-	if len(c.pack) == 0 {
-		if c.frags.on {
-			c.dissolved = append(c.dissolved[:0], k...)
-		}
-		return false, nil
-	}
-	if !c.frags.on || c.reverse {
-		return true, nil // backward, the fragments came first
-	}
-	c.it.Next()
-	c.moved = true
-	c.gatherFragments()
-	return true, c.mergeFragments()
-}
-
-// expandFragments expands the super column of the fragment under k, met
-// before its pack (backward) or without one, with its pack if it has
-// one.
-func (c *cursor) expandFragments(k []byte) (bool, error) {
-	if !c.frags.on {
-		return false, errBadPack
-	}
-	pk, ok := fragmentPackKey(c.keyBuf[:0], k)
-	if !ok {
-		return false, errBadPack
-	}
-	c.keyBuf = pk
-	c.packKey = append(c.packKey[:0], pk...)
-	if bytes.Equal(c.packKey, c.dissolved) {
-		return false, errFragmentBesideDissolved
-	}
-	c.fragVals = c.fragVals[:0]
-	c.keepFragment(c.valBuf)
-	c.it.Next()
-	c.moved = true
-	c.gatherFragments()
-	c.pack = c.pack[:0]
-	if c.reverse {
-		slices.Reverse(c.fragVals)
-		if c.it.Valid() && bytes.Equal(c.it.Item().Key(), c.packKey) {
-			val, err := c.it.Item().ValueCopy(c.valBuf[:0])
-			if err != nil {
-				return false, fmt.Errorf("read value: %w", err)
-			}
-			c.valBuf, c.moved = val, false
-			dissolved := false
-			if c.pack, dissolved, err = decodePack(val, c.pack[:0], &c.packBody); err != nil || isFragment(val) {
-				return false, errBadPack
-			}
-			if dissolved {
-				return false, errFragmentBesideDissolved
-			}
-		} else if c.it.Valid() && bytes.HasPrefix(c.it.Item().Key(), c.packKey) {
-			return false, errFragmentBesideDissolved // a dissolved pack's subcolumn
-		}
-	}
-	if err := c.mergeFragments(); err != nil {
-		return false, err
-	}
-	return len(c.pack) > 0, nil
-}
-
-var errFragmentBesideDissolved = fmt.Errorf("%w: a fragment beside a dissolved pack", errBadPack)
-
-// gatherFragments keeps the values of the fragments of the super column
-// of c.packKey from the iterator's entry on, and leaves it past them.
-func (c *cursor) gatherFragments() {
-	for ; c.it.Valid() && isFragmentKeyOf(c.it.Item().Key(), c.packKey); c.it.Next() {
-		_ = c.it.Item().Value(func(v []byte) error {
-			c.keepFragment(v)
-			return nil
-		})
-	}
-}
-
-// keepFragment appends a copy of a fragment's value to c.fragVals.
-func (c *cursor) keepFragment(v []byte) {
-	i := len(c.fragVals)
-	if i == len(c.fragRoom) {
-		c.fragRoom = append(c.fragRoom, nil)
-	}
-	c.fragRoom[i] = append(c.fragRoom[i][:0], v...)
-	c.fragVals = append(c.fragVals, c.fragRoom[i])
-}
-
-// mergeFragments merges c.fragVals into c.pack.
-func (c *cursor) mergeFragments() error {
-	if len(c.fragVals) == 0 {
-		return nil
-	}
-	if len(c.fragVals) >= foldAfter {
-		c.frags.folds.due(c.packKey)
-	}
-	merged, err := c.merger.merge(c.pack, c.fragVals, c.frags.now)
-	if err != nil {
-		return err
-	}
-	c.pack = append(c.pack[:0], merged...)
-	c.fragVals = c.fragVals[:0]
-	return nil
 }
 
 // takePackCell makes the next subcolumn of the pack the current entry.

@@ -77,7 +77,7 @@ func (e *Engine) pendingDrops() ([][]byte, []pendingDrop, bool) {
 	var prefixes [][]byte
 	var drops []pendingDrop
 	for _, id := range m.PendingDrop {
-		for _, ns := range []byte{nsData, nsIndex, nsGC, nsCAS, nsRowMarks, nsDissolved} {
+		for _, ns := range []byte{nsData, nsIndex, nsGC, nsCAS, nsRowMarks} {
 			prefixes = append(prefixes, binary.BigEndian.AppendUint32([]byte{ns}, id))
 		}
 		drops = append(drops, pendingDrop{dataID: id})

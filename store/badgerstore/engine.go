@@ -86,15 +86,6 @@ type Engine struct {
 	schemaMu  sync.Mutex // serialises schema changes
 	// unpackedSupers: new Super families are not packed (pack.go).
 	unpackedSupers bool
-	// unfragmentedSupers: new packed families have no fragments
-	// (fragment.go); tests set it to compare.
-	unfragmentedSupers bool
-	// folds counts the fragments of super columns since their folds,
-	// fragSeqs hands out fragments' seqs, and fragmentsWritten counts
-	// them (fragment_write.go).
-	folds            *foldCounts
-	fragSeqs         fragmentSeqs
-	fragmentsWritten atomic.Int64
 	// rowLocks serialises the writers of each row (see rowlock.go).
 	rowLocks *rowLocks
 	// group lets concurrent writers share a transaction (group_commit.go);
@@ -127,9 +118,6 @@ type Engine struct {
 	// have a record, markFilters the rows of each marked family that may
 	// have a mark (key_filter.go).
 	counterFilters, markFilters *keyFilters
-	// dissolvedFilters holds the dissolved packs of each family with
-	// fragments (fragment_write.go).
-	dissolvedFilters *keyFilters
 	// packs caches the packs of super columns written last
 	// (pack_cache.go).
 	packs *recentCache
@@ -203,13 +191,10 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		counters:       newCounterCache(memory.CounterCache),
 		counterFilters: newKeyFilters(counterKeys, memory.CounterFilter),
 		markFilters:    newKeyFilters(rowMarkKeys, memory.MarkFilter),
-		// Few packs dissolve.
-		dissolvedFilters: newKeyFilters(dissolvedKeys, memory.MarkFilter/4),
-		folds:            newFoldCounts(),
-		packs:            newWholeGroupCache(memory.PackCache),
-		writers:          make(chan *writer, freeWriters),
-		stop:             make(chan struct{}),
-		dropKick:         make(chan struct{}, 1),
+		packs:          newWholeGroupCache(memory.PackCache),
+		writers:        make(chan *writer, freeWriters),
+		stop:           make(chan struct{}),
+		dropKick:       make(chan struct{}, 1),
 
 		unpackedSupers: opts.UnpackedSuperColumns,
 	}
@@ -225,10 +210,6 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	if err := e.loadCatalog(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
-	if err := e.loadFragmentSeqs(); err != nil {
 		db.Close()
 		return nil, err
 	}

@@ -155,12 +155,6 @@ func (e *Engine) collectRow(ctx context.Context, t *store.Table, rp []byte, stat
 		return false, fmt.Errorf("collect row: %w", err)
 	}
 
-	if fragmentedTable(t) {
-		if err := e.foldRow(ctx, t, rp); err != nil {
-			return false, fmt.Errorf("collect row: %w", err)
-		}
-	}
-
 	// Walk the cells, deleting what an old tombstone shadows, in
 	// transactions of gcBatch keys that re-check each key. Old super
 	// column tombstones are dropped only at the end, after what they
@@ -319,28 +313,8 @@ func (w *gcWalk) batch(txn *badger.Txn, start, end []byte) ([]byte, error) {
 	// A dissolved pack's marker goes with the last of its super column's
 	// entries, when the same transaction sees them all.
 	w.marker, w.markerNeeded = nil, false
-	// In a family with fragments, a pack is collected once the next key
-	// shows it has no fragments beside it: collection folds them first
-	// (foldRow), but a writer may have written one since.
-	fragmented := fragmentedTable(t)
-	var held struct{ key, val []byte }
-	collectHeld := func(next []byte) error {
-		key, val := held.key, held.val
-		held.key, held.val = nil, nil
-		if key == nil {
-			return nil
-		}
-		if next != nil && isFragmentKeyOf(next, key) {
-			w.pending = true // collected once folded
-			return nil
-		}
-		return w.pack(txn, key, val)
-	}
 	for it.Seek(start); it.Valid(); it.Next() {
 		k := it.Item().Key()
-		if err := collectHeld(k); err != nil {
-			return nil, err
-		}
 		if bytes.Compare(k, end) >= 0 {
 			break
 		}
@@ -351,14 +325,8 @@ func (w *gcWalk) batch(txn *badger.Txn, start, end []byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if isFragment(val) {
-			w.pending = true // collected once folded
-			continue
-		}
 		if isPack(val) {
-			if fragmented {
-				held.key, held.val = it.Item().KeyCopy(nil), val
-			} else if err := w.pack(txn, it.Item().KeyCopy(nil), val); err != nil {
+			if err := w.pack(txn, it.Item().KeyCopy(nil), val); err != nil {
 				return nil, err
 			}
 			n++
@@ -420,9 +388,6 @@ func (w *gcWalk) batch(txn *badger.Txn, start, end []byte) ([]byte, error) {
 				}
 			}
 		}
-	}
-	if err := collectHeld(nil); err != nil {
-		return nil, err
 	}
 	return nil, w.dropUnneededMarker(txn)
 }

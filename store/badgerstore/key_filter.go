@@ -367,7 +367,7 @@ func (p *bloomPart) add(h uint64) {
 // those that may already have keys. Callers serialise it (schemaMu, or
 // open).
 func (e *Engine) publishKeyFilters(cat *store.Catalog, firstNew uint32) {
-	for _, fs := range []*keyFilters{e.counterFilters, e.markFilters, e.dissolvedFilters} {
+	for _, fs := range []*keyFilters{e.counterFilters, e.markFilters} {
 		if fs == nil {
 			continue
 		}

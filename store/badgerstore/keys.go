@@ -67,9 +67,6 @@ type tableState struct {
 	marked bool
 	// compressed: a packed family that compresses its packs (pack.go).
 	compressed bool
-	// fragmented: a packed, marked family whose super columns may have
-	// fragments (fragment.go).
-	fragmented bool
 	// imaged: a read put the image of one of the family's rows, or a
 	// mark, in the cell cache (row_image.go); until then reads do not
 	// look for one.
@@ -78,22 +75,16 @@ type tableState struct {
 	namesImages imagePayoff
 }
 
-// familyLayout is what a family's data id holds beyond the first layout.
-type familyLayout struct {
-	packed, marked, compressed, fragmented bool
-}
-
 // newTable resolves a persisted family definition stored under dataID,
-// with the parts of layout that a family of its kind can have.
-func newTable(def store.TableDef, dataID uint32, layout familyLayout) (*store.Table, error) {
+// with packs, row marks and compressed packs if its layout has them and
+// it is a family that can have them.
+func newTable(def store.TableDef, dataID uint32, packed, marked, compressed bool) (*store.Table, error) {
 	t, err := store.NewTable(def)
 	if err != nil {
 		return nil, err
 	}
-	packed := layout.packed && def.Super && !t.Counter
-	marked := packed && layout.marked
-	t.Backend = &tableState{dataID: dataID, packed: packed, marked: marked,
-		compressed: packed && layout.compressed, fragmented: marked && layout.fragmented}
+	packed = packed && def.Super && !t.Counter
+	t.Backend = &tableState{dataID: dataID, packed: packed, marked: packed && marked, compressed: packed && compressed}
 	return t, nil
 }
 
@@ -110,12 +101,6 @@ func markedTable(t *store.Table) bool {
 // compressedTable reports whether a packed family compresses its packs.
 func compressedTable(t *store.Table) bool {
 	return t.Backend.(*tableState).compressed
-}
-
-// fragmentedTable reports whether a family's super columns may have
-// fragments.
-func fragmentedTable(t *store.Table) bool {
-	return t.Backend.(*tableState).fragmented
 }
 
 // dataIDOf is the data id of a family this engine published (checkTable

@@ -57,9 +57,6 @@ const (
 	packDissolved byte = 1
 	// packCompressed: what follows the flags is compressed (compressPack).
 	packCompressed byte = 2
-	// packFragment: the entry is a fragment of a super column, not its
-	// pack (fragment.go).
-	packFragment byte = 4
 
 	// A write into a pack reads and rewrites it, where an entry of its
 	// own is written without a read: the bounds keep that cost small
@@ -100,13 +97,10 @@ func decodePack(val []byte, dst []packCell, body *[]byte) ([]packCell, bool, err
 	if len(val) < 2 || val[0] != packMarker {
 		return dst, false, errBadPack
 	}
-	if val[1]&^(packDissolved|packCompressed|packFragment) != 0 {
+	if val[1]&^(packDissolved|packCompressed) != 0 {
 		return dst, false, errBadPack // flags this engine does not know
 	}
 	dissolved := val[1]&packDissolved != 0
-	if dissolved && val[1]&packFragment != 0 {
-		return dst, false, errBadPack
-	}
 	src := val[2:]
 	if val[1]&packCompressed != 0 {
 		n, err := s2.DecodedLen(src)

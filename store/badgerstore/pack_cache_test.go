@@ -14,11 +14,9 @@ import (
 // TestPackCacheAnswersRepeatedBatches: batches into a row written before
 // read its packs from the cache from the third on, and lose nothing; a
 // batch into one super column, below the prefetch's bound, reads it from
-// the cache too. (In a family with fragments, the second batch writes
-// fragments instead of reading, and the cache holds a pack from its
-// first fold on.)
+// the cache too.
 func TestPackCacheAnswersRepeatedBatches(t *testing.T) {
-	e, _, tb := openPackedFamilyOf(t, 3600, false)
+	e, _, tb := openPackedFamily(t, 3600)
 	for i := 1; i <= 5; i++ {
 		enginetest.Apply(t, e, superBatch(tb, "k", fmt.Sprint("v", i), int64(i), "c0", "c1", "c2", "c3"))
 	}

@@ -185,7 +185,7 @@ func TestFamilyWithoutCompressionReadsCompressedPacks(t *testing.T) {
 	long := strings.Repeat("abc", 40)
 	enginetest.Apply(t, e, superBatch(tb, "k", long, 10, "x", "y"))
 	rewriteLayout(t, e, "ks", func(d *keyspaceDoc, meta *metaDoc) {
-		d.Tables[0].CompressedPacks, d.Tables[0].Fragments = false, false
+		d.Tables[0].CompressedPacks = false
 		meta.Format = formatRowMarks
 	})
 	e.Close()

@@ -55,15 +55,8 @@ func openLayoutDeferring(t testing.TB, dir string, unpacked bool, clock *testClo
 // family of UTF8Type names and the given gc_grace_seconds.
 func openPackedFamily(t *testing.T, grace int32) (*Engine, *testClock, *store.Table) {
 	t.Helper()
-	return openPackedFamilyOf(t, grace, true)
-}
-
-// openPackedFamilyOf is openPackedFamily, of a family with fragments
-// (fragment.go) or without.
-func openPackedFamilyOf(t *testing.T, grace int32, fragments bool) (*Engine, *testClock, *store.Table) {
-	t.Helper()
 	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
-	e := openFragmentLayout(t, t.TempDir(), clock, fragments)
+	e := openLayout(t, t.TempDir(), false, clock)
 	t.Cleanup(func() { e.Close() })
 	tb := enginetest.CreateTable(t, e, store.TableDef{Name: "S", Comparator: "UTF8Type", Super: true, SubComparator: "UTF8Type", GCGraceSeconds: &grace})
 	return e, clock, tb
@@ -276,7 +269,7 @@ func testPackedLayoutReadsAsUnpacked(t *testing.T, seed int64) {
 				p, d, _ := packEntries(t, engines[0], tables[0][fam])
 				sawPacks, sawDissolved = sawPacks || p > d, sawDissolved || d > 0
 				for _, row := range rows {
-					compareLayoutReads(t, engines, tables, [2]string{"packed", "unpacked"}, fam, row, rng, superName, subName, step)
+					comparePackedReads(t, engines, tables, fam, row, rng, superName, subName, step)
 				}
 			}
 		}
@@ -289,7 +282,7 @@ func testPackedLayoutReadsAsUnpacked(t *testing.T, seed int64) {
 	}
 	for fam := range defs {
 		for _, row := range rows {
-			compareLayoutReads(t, engines, tables, [2]string{"packed", "unpacked"}, fam, row, rng, superName, subName, -1)
+			comparePackedReads(t, engines, tables, fam, row, rng, superName, subName, -1)
 		}
 	}
 	if unmarked+engines[0].unmarkedRows.Load() == 0 {
@@ -303,9 +296,7 @@ func testPackedLayoutReadsAsUnpacked(t *testing.T, seed int64) {
 	}
 }
 
-// compareLayoutReads compares reads of a row of family fam from two
-// engines that hold the same data in the layouts named.
-func compareLayoutReads(t *testing.T, engines [2]*Engine, tables [2][]*store.Table, layouts [2]string, fam int, row string, rng *rand.Rand,
+func comparePackedReads(t *testing.T, engines [2]*Engine, tables [2][]*store.Table, fam int, row string, rng *rand.Rand,
 	superName, subName func(int) []byte, step int) {
 	t.Helper()
 	queries := []store.SliceQuery{
@@ -344,8 +335,8 @@ func compareLayoutReads(t *testing.T, engines [2]*Engine, tables [2][]*store.Tab
 			counts[i] = n
 		}
 		if got[0] != got[1] || counts[0] != counts[1] {
-			t.Fatalf("step %d, family %d, row %s, query %+v:\n%-10s %d %s\n%-10s %d %s", step, fam, row, q,
-				layouts[0], counts[0], abbreviate(got[0]), layouts[1], counts[1], abbreviate(got[1]))
+			t.Fatalf("step %d, family %d, row %s, query %+v:\npacked   %d %s\nunpacked %d %s", step, fam, row, q,
+				counts[0], abbreviate(got[0]), counts[1], abbreviate(got[1]))
 		}
 	}
 }
@@ -434,10 +425,8 @@ func TestPackDissolvesPastItsBounds(t *testing.T) {
 // TestPackedTombstonesAreCollected: a subcolumn tombstone in a pack, and
 // what it shadows, go once gc_grace_seconds have passed; a pack whose
 // subcolumns all expire goes with Badger's expiry.
-// A family with fragments gives them no expiry: collection folds them
-// (TestFragmentsReadAsTheirPacks).
 func TestPackedTombstonesAreCollected(t *testing.T) {
-	e, clock, tb := openPackedFamilyOf(t, 10, false)
+	e, clock, tb := openPackedFamily(t, 10)
 	enginetest.Apply(t, e, store.RowMutation{Table: tb, Key: []byte("k"), Ops: []store.Op{
 		enginetest.PutSuper("a", "x", "1", 1), enginetest.PutSuper("a", "y", "1", 1),
 		{Kind: store.OpDeleteCell, Super: []byte("a"), Name: []byte("x"), Timestamp: 2},
@@ -493,7 +482,6 @@ func FuzzDecodePack(f *testing.F) {
 	rec := appendRecord(nil, &record{timestamp: 7, value: []byte("v")})
 	f.Add(appendPack(nil, []packCell{{enc: []byte("a"), rec: rec}, {enc: []byte("b"), rec: rec}}, false))
 	f.Add(appendPack(nil, nil, true))
-	f.Add(appendFragment(nil, []packCell{{enc: []byte("a"), rec: rec}}))
 	f.Add([]byte{packMarker, 0, 1, 1, 'a', 2, 0, 0})
 	long := appendRecord(nil, &record{timestamp: 7, value: bytes.Repeat([]byte("v"), 200)})
 	f.Add(compressPack(nil, appendPack(nil, []packCell{{enc: []byte("a"), rec: long}, {enc: []byte("b"), rec: long}}, false)))
@@ -573,8 +561,8 @@ func TestNewerLayoutIsRefused(t *testing.T) {
 	if err := e.db.View(func(txn *badger.Txn) error { return readJSON(txn, metaKey, &meta) }); err != nil {
 		t.Fatal(err)
 	}
-	if meta.Format != formatFragments {
-		t.Fatalf("a store with a packed family records layout %d, want %d", meta.Format, formatFragments)
+	if meta.Format != formatCompressedPacks {
+		t.Fatalf("a store with a packed family records layout %d, want %d", meta.Format, formatCompressedPacks)
 	}
 	meta.Format = storeFormat + 1
 	err := e.db.Update(func(txn *badger.Txn) error {

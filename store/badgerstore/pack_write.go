@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/dgraph-io/badger/v4"
-
 	"github.com/thriftbridge/thriftbridge/store"
 )
 
@@ -24,9 +22,6 @@ type openPack struct {
 	found     bool // stored before the row mutation
 	dissolved bool
 	dirty     bool
-	// blind: the pack was not read; it holds what the row mutation
-	// writes, to be written as a fragment (fragment_write.go).
-	blind bool
 }
 
 // packCell writes a put or cell deletion of a subcolumn of a packed
@@ -54,14 +49,6 @@ func (w *writer) packCell(rp []byte, t *store.Table, super, name []byte, rec *re
 	}
 	enc := t.SubComparator.AppendKey(w.slab.scratch(2*len(name)+8), name)
 	if !packable(pk, enc) {
-		if p.blind {
-			if err := w.unblind(p, t); err != nil {
-				return err
-			}
-			if p.dissolved {
-				return w.putCell(rp, t, super, name, rec, ttl)
-			}
-		}
 		if err := w.dissolve(p, t); err != nil {
 			return err
 		}
@@ -91,14 +78,6 @@ func (w *writer) packCell(rp []byte, t *store.Table, super, name []byte, rec *re
 	}
 	p.dirty = true
 	if len(p.cells) > packMaxCells || p.size > packMaxBytes {
-		if p.blind {
-			if err := w.unblind(p, t); err != nil || p.dissolved {
-				return err
-			}
-			if len(p.cells) <= packMaxCells && p.size <= packMaxBytes {
-				return nil
-			}
-		}
 		return w.dissolve(p, t)
 	}
 	return nil
@@ -152,24 +131,12 @@ func (w *writer) openPack(key []byte, t *store.Table) (int, error) {
 	// prefetched value is in the slab already, one read now is copied.
 	var val []byte
 	var found bool
-	var frags []fragmentRead
 	if pre := w.pre.take(key); pre != nil {
-		if pre.blind {
-			return w.addBlindPack(key), nil
-		}
-		val, found, frags = pre.val, pre.found, pre.frags
+		val, found = pre.val, pre.found
 	} else if val, found = w.cachedPack(key); found {
-		// Read from the pack cache, which holds no pack that has
-		// fragments (fragment.go).
+		// Read from the pack cache.
 	} else if w.rowWithoutPacks(w.rp, t) {
-		// The row has no mark, so no pack (rowmark.go), nor fragments.
-	} else if w.fragmentable(key, t) {
-		return w.addBlindPack(key), nil
-	} else if fragmentedTable(t) {
-		var err error
-		if val, found, frags, err = w.readPackAndFragments(key); err != nil {
-			return 0, fmt.Errorf("read super column: %w", err)
-		}
+		// The row has no mark, so no pack (rowmark.go).
 	} else {
 		read, ok, err := w.getValue(key)
 		if err != nil {
@@ -179,101 +146,20 @@ func (w *writer) openPack(key []byte, t *store.Table) (int, error) {
 			val = w.slab.copy(read)
 		}
 	}
-	return w.addOpenPack(key, val, found, frags, t)
-}
-
-// addOpenPack adds to w.packs the pack under key as stored (val, if
-// found) with its fragments folded in, and returns its index.
-func (w *writer) addOpenPack(key, val []byte, found bool, frags []fragmentRead, t *store.Table) (int, error) {
-	w.packs = append(w.packs, openPack{key: key})
-	i := len(w.packs) - 1
-	if err := w.loadPack(&w.packs[i], val, found, frags, t); err != nil {
-		return 0, err
-	}
-	return i, nil
-}
-
-// loadPack makes p (of which only the key is kept) the pack as stored
-// (val, if found) with its fragments folded in.
-func (w *writer) loadPack(p *openPack, val []byte, found bool, frags []fragmentRead, t *store.Table) error {
-	key := p.key
-	*p = openPack{key: key, size: 2 + 3, cells: w.packCells.take(), found: found}
+	p := openPack{key: key, size: 2 + 3, cells: w.packCells.take(), found: found}
 	if found {
 		w.markSeen = true // a stored pack implies its row's mark
 		var err error
 		body := w.slab.scratch(packBodyLen(val))
-		if p.cells, p.dissolved, err = decodePack(val, p.cells, &body); err != nil || isFragment(val) {
-			return fmt.Errorf("read super column: key %x: %w", key, errBadPack)
+		if p.cells, p.dissolved, err = decodePack(val, p.cells, &body); err != nil {
+			return 0, fmt.Errorf("read super column: key %x: %w", key, err)
 		}
 		for _, c := range p.cells {
 			p.size += packCellSize(c)
 		}
 	}
-	if len(frags) > 0 {
-		if err := w.foldFragments(p, frags, t); err != nil {
-			return fmt.Errorf("read super column: key %x: %w", key, err)
-		}
-	}
-	return nil
-}
-
-// readPackAndFragments reads the pack under key, of a family whose super
-// columns may have fragments, and the fragments beside it, where a
-// prefetch of the row reads (rowReader). The values are in the writer's
-// slab.
-func (w *writer) readPackAndFragments(key []byte) (val []byte, found bool, frags []fragmentRead, err error) {
-	it := w.rowReader(w.rp).NewIterator(badger.IteratorOptions{Prefix: key[:len(key)-1]})
-	defer it.Close()
-	it.Seek(key)
-	if it.Valid() && bytes.Equal(it.Item().Key(), key) {
-		item := it.Item()
-		if val, err = item.ValueCopy(w.slab.scratch(int(item.ValueSize()))); err != nil {
-			return nil, false, nil, err
-		}
-		found = true
-		it.Next()
-	}
-	frags, err = w.readFragments(it, key, nil)
-	return val, found, frags, err
-}
-
-// foldFragments merges the fragments of the super column of p, in the
-// order they were written, into p's cells, and deletes them: p is then
-// written back whole (or dissolved, if it grew too large) by the same
-// transaction.
-func (w *writer) foldFragments(p *openPack, frags []fragmentRead, t *store.Table) error {
-	if p.dissolved {
-		return errFragmentBesideDissolved
-	}
-	cells := p.cells
-	for _, f := range frags {
-		if !isFragment(f.val) {
-			return errBadPack
-		}
-		body := w.slab.scratch(packBodyLen(f.val))
-		var err error
-		if w.fragCells, _, err = decodePack(f.val, w.fragCells[:0], &body); err != nil {
-			return err
-		}
-		if cells, err = reconcileCells(w.packCells.take(), cells, w.fragCells, w.now); err != nil {
-			return err
-		}
-		if err := w.txn.Delete(f.key); err != nil {
-			return err
-		}
-	}
-	clear(w.fragCells)
-	w.e.folds.reset(p.key)
-	w.markSeen = true // fragments imply their row's mark
-	p.cells, p.found, p.dirty = cells, true, true
-	p.size = 2 + 3
-	for _, c := range cells {
-		p.size += packCellSize(c)
-	}
-	if len(p.cells) > packMaxCells || p.size > packMaxBytes {
-		return w.dissolve(p, t)
-	}
-	return nil
+	w.packs = append(w.packs, p)
+	return len(w.packs) - 1, nil
 }
 
 // dissolve moves the subcolumns of a pack to entries of their own and
@@ -291,12 +177,6 @@ func (w *writer) dissolve(p *openPack, t *store.Table) error {
 		}
 	}
 	p.cells, p.dissolved, p.dirty = nil, true, true
-	if fragmentedTable(t) {
-		// Its writers must read it from now on (fragment_write.go).
-		key := dissolvedKey(&w.slab, p.key)
-		w.e.dissolvedFilters.probe(t, key).note(w.e.dissolvedFilters)
-		return w.set(key, nil)
-	}
 	return nil
 }
 
@@ -310,22 +190,6 @@ func (w *writer) flushPacks(rp []byte, t *store.Table) error {
 	marked := false
 	for i := range w.packs {
 		p := &w.packs[i]
-		if p.blind {
-			if err := w.writeFragment(rp, t, p); err != nil {
-				return err
-			}
-			mortal, err := mortalCells(p.cells)
-			if err != nil {
-				return fmt.Errorf("write super column: key %x: %w", p.key, err)
-			}
-			if mortal && !marked {
-				if err := w.markForGC(rp); err != nil {
-					return err
-				}
-				marked = true
-			}
-			continue
-		}
 		if !p.dirty {
 			continue
 		}

@@ -38,10 +38,6 @@ const (
 	// prefetchSteps is how many keys the iterator steps over before it
 	// seeks instead: a seek costs a few steps.
 	prefetchSteps = 8
-	// fragmentedSteps is prefetchSteps in a family with fragments, whose
-	// rows hold more keys between two packs (fragments, and fragments
-	// folded and deleted, which the iterator steps over unseen).
-	fragmentedSteps = 256
 )
 
 // maxRowsTracked bounds the rows a writer remembers having written in its
@@ -83,12 +79,6 @@ type prefetched struct {
 	found bool
 	used  bool
 	pack  bool // the key of a pack
-	// frags are the pack's fragments, in a family that may have them
-	// (fragment.go).
-	frags []fragmentRead
-	// blind: the pack is not read; the row mutation writes a fragment of
-	// it (fragment_write.go).
-	blind bool
 }
 
 // cellPrefetch holds the prefetched cells of the row being written,
@@ -202,9 +192,6 @@ func (w *writer) prefetchCells(rp []byte, m *store.RowMutation) error {
 		// A mark the filter only holds is proven by a pack found
 		// (openPack).
 		w.markSeen, w.markLikely = mark == markStored, mark == markLikely
-		if fragmentedTable(t) && w.fragmentPacks(t) == len(w.pre.entries) {
-			return nil // every pack is cached or written as a fragment
-		}
 		if w.pending > prefetchMaxPending {
 			// What the cache did not answer is read point by point.
 			w.pre.entries = slices.DeleteFunc(w.pre.entries, func(e prefetched) bool { return !e.found })
@@ -212,11 +199,6 @@ func (w *writer) prefetchCells(rp []byte, m *store.RowMutation) error {
 		}
 	}
 	entries := w.pre.entries
-	fragmented := fragmentedTable(t)
-	maxSteps := prefetchSteps
-	if fragmented {
-		maxSteps = fragmentedSteps
-	}
 
 	prefix := append(w.slab.copyCap(rp, 1), kindCells)
 	it := w.rowReader(rp).NewIterator(badger.IteratorOptions{Prefix: prefix})
@@ -224,11 +206,11 @@ func (w *writer) prefetchCells(rp []byte, m *store.RowMutation) error {
 	it.Seek(entries[0].key)
 	for i := range entries {
 		e := &entries[i]
-		if e.found || e.blind {
-			continue // from the pack cache, or not read
+		if e.found {
+			continue // from the pack cache
 		}
 		for steps := 0; it.Valid() && bytes.Compare(it.Item().Key(), e.key) < 0; steps++ {
-			if steps == maxSteps {
+			if steps == prefetchSteps {
 				it.Seek(e.key)
 				break
 			}
@@ -238,63 +220,16 @@ func (w *writer) prefetchCells(rp []byte, m *store.RowMutation) error {
 			break
 		}
 		item := it.Item()
-		if bytes.Equal(item.Key(), e.key) {
-			val, err := item.ValueCopy(w.slab.scratch(int(item.ValueSize())))
-			if err != nil {
-				return err
-			}
-			e.val, e.found = val, true
-			if !fragmented || !e.pack {
-				continue
-			}
-			it.Next()
+		if !bytes.Equal(item.Key(), e.key) {
+			continue
 		}
-		if fragmented && e.pack {
-			// The pack's fragments follow it.
-			var err error
-			if e.frags, err = w.readFragments(it, e.key, e.frags[:0]); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// fragmentRead is a fragment a writer read: its key and its value, in
-// the writer's slab.
-type fragmentRead struct {
-	key, val []byte
-}
-
-// readFragments appends to frags the fragments of the super column whose
-// pack key is packKey from it's entry on, leaving it past them.
-func (w *writer) readFragments(it *badger.Iterator, packKey []byte, frags []fragmentRead) ([]fragmentRead, error) {
-	for ; it.Valid() && isFragmentKeyOf(it.Item().Key(), packKey); it.Next() {
-		item := it.Item()
 		val, err := item.ValueCopy(w.slab.scratch(int(item.ValueSize())))
 		if err != nil {
-			return frags, err
+			return err
 		}
-		frags = append(frags, fragmentRead{key: w.slab.copy(item.Key()), val: val})
+		e.val, e.found = val, true
 	}
-	return frags, nil
-}
-
-// fragmentPacks marks the prefetch's entries of packs that the row
-// mutation may write fragments of instead of reading them, and returns
-// how many entries need no read: those and the ones the cache answered.
-func (w *writer) fragmentPacks(t *store.Table) int {
-	n := 0
-	for i := range w.pre.entries {
-		e := &w.pre.entries[i]
-		if !e.found && e.pack && w.fragmentable(e.key, t) {
-			e.blind = true
-		}
-		if e.found || e.blind {
-			n++
-		}
-	}
-	return n
+	return nil
 }
 
 // prefetchCachedPacks answers the prefetch's entries of packs that the

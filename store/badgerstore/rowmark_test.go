@@ -112,7 +112,7 @@ func TestPackedFamilyWithoutMarksReadsItsPacks(t *testing.T) {
 	// Make the store one written before marks: layout 1, no marks (nor
 	// compression).
 	rewriteLayout(t, e, "ks", func(d *keyspaceDoc, meta *metaDoc) {
-		d.Tables[0].RowMarks, d.Tables[0].CompressedPacks, d.Tables[0].Fragments = false, false, false
+		d.Tables[0].RowMarks, d.Tables[0].CompressedPacks = false, false
 		meta.Format = formatPacks
 	})
 	err := e.db.Update(func(txn *badger.Txn) error {
@@ -143,21 +143,21 @@ func TestPackedFamilyWithoutMarksReadsItsPacks(t *testing.T) {
 		t.Fatal("a family without marks got one")
 	}
 
-	// Truncated, the family takes the engine's layout: marks, compressed
-	// packs and fragments.
+	// Truncated, the family takes the engine's layout: marks, and
+	// compressed packs.
 	if err := e.Truncate(context.Background(), "ks", "S"); err != nil {
 		t.Fatal(err)
 	}
 	tb, _ = e.Catalog().Table("ks", "S")
-	if !markedTable(tb) || !compressedTable(tb) || !fragmentedTable(tb) {
-		t.Fatalf("the truncated family: marks %v, compressed packs %v, fragments %v", markedTable(tb), compressedTable(tb), fragmentedTable(tb))
+	if !markedTable(tb) || !compressedTable(tb) {
+		t.Fatalf("the truncated family: marks %v, compressed packs %v", markedTable(tb), compressedTable(tb))
 	}
 	var meta metaDoc
 	if err := e.db.View(func(txn *badger.Txn) error { return readJSON(txn, metaKey, &meta) }); err != nil {
 		t.Fatal(err)
 	}
-	if meta.Format != formatFragments {
-		t.Fatalf("the store with a truncated family records layout %d, want %d", meta.Format, formatFragments)
+	if meta.Format != formatCompressedPacks {
+		t.Fatalf("the store with a truncated family records layout %d, want %d", meta.Format, formatCompressedPacks)
 	}
 }
 
@@ -229,14 +229,10 @@ func waitMarksListed(t *testing.T, e *Engine, tb *store.Table) {
 // alike; writes into rows written before merge with their packs, before
 // and after a reopen, whose listing of the marks vouches for nothing
 // until it ends; a truncated family starts with a complete, empty filter.
-//
-// The family has no fragments: its writers read the packs of rows the
-// filter holds (a family with fragments writes fragments instead,
-// TestWritesFoldAfterEnoughFragments).
 func TestRowMarkFilter(t *testing.T) {
 	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
 	dir := t.TempDir()
-	e := openFragmentLayout(t, dir, clock, false)
+	e := openLayout(t, dir, false, clock)
 	defer func() { e.Close() }()
 	tb := enginetest.CreateTable(t, e, store.TableDef{Name: "S", Comparator: "UTF8Type", Super: true, SubComparator: "UTF8Type"})
 	skipped := func() int64 { n, _ := e.markFilters.stats(); return n }

@@ -34,15 +34,6 @@ type tableDoc struct {
 	// CompressedPacks: the packed family compresses its packs (pack.go);
 	// packed families stored before compression existed do not.
 	CompressedPacks bool `json:"compressed_packs,omitempty"`
-	// Fragments: the super columns of the packed, marked family may have
-	// fragments (fragment.go); families stored before fragments existed
-	// have none.
-	Fragments bool `json:"fragments,omitempty"`
-}
-
-// layout is the layout of the family's data id.
-func (d *tableDoc) layout() familyLayout {
-	return familyLayout{packed: d.Packed, marked: d.RowMarks, compressed: d.CompressedPacks, fragmented: d.Fragments}
 }
 
 // metaDoc holds the engine's sequences and the data still to be dropped.
@@ -69,11 +60,7 @@ const (
 	// formatCompressedPacks: packs may be compressed (pack.go), which an
 	// engine that knows no compression would refuse as corrupt.
 	formatCompressedPacks = 3
-	// formatFragments: super columns may have fragments (fragment.go),
-	// which an engine that knows none would refuse as corrupt, or take
-	// for subcolumns.
-	formatFragments = 4
-	storeFormat     = formatFragments
+	storeFormat           = formatCompressedPacks
 )
 
 var metaKey = []byte{nsSchema, schemaMeta, 's', 'e', 'q'}
@@ -131,7 +118,7 @@ func buildCatalog(docs map[string]*keyspaceDoc) (*store.Catalog, error) {
 		d := docs[n]
 		ks := &store.Keyspace{Def: d.Def, Tables: make(map[string]*store.Table, len(d.Tables))}
 		for _, td := range d.Tables {
-			t, err := newTable(td.Def, td.DataID, td.layout())
+			t, err := newTable(td.Def, td.DataID, td.Packed, td.RowMarks, td.CompressedPacks)
 			if err != nil {
 				return nil, err
 			}
@@ -171,7 +158,7 @@ func (e *Engine) schemaChange(ctx context.Context, fn func(c *schemaTxn) error) 
 		return err
 	}
 
-	c := &schemaTxn{docs: map[string]*keyspaceDoc{}, changed: map[string]bool{}, newLayout: e.newFamilyLayout()}
+	c := &schemaTxn{docs: map[string]*keyspaceDoc{}, changed: map[string]bool{}, packSupers: !e.unpackedSupers}
 	err := e.db.View(func(txn *badger.Txn) error {
 		if err := readJSON(txn, metaKey, &c.meta); err != nil {
 			return err
@@ -261,15 +248,15 @@ type schemaTxn struct {
 	docs    map[string]*keyspaceDoc
 	changed map[string]bool
 	meta    metaDoc
-	// newLayout is the layout of new and truncated families.
-	newLayout familyLayout
+	// packSupers: new and truncated Super families keep their super
+	// columns in packs.
+	packSupers bool
 }
 
 // noteLayout records in the store's metadata the layout of a family it
 // creates or truncates, and returns the family's document.
 func (c *schemaTxn) noteLayout(def store.TableDef, dataID uint32, t *store.Table) tableDoc {
-	doc := tableDoc{Def: def, DataID: dataID, Packed: packedTable(t), RowMarks: markedTable(t),
-		CompressedPacks: compressedTable(t), Fragments: fragmentedTable(t)}
+	doc := tableDoc{Def: def, DataID: dataID, Packed: packedTable(t), RowMarks: markedTable(t), CompressedPacks: compressedTable(t)}
 	if doc.Packed {
 		c.meta.Format = max(c.meta.Format, formatPacks)
 	}
@@ -278,9 +265,6 @@ func (c *schemaTxn) noteLayout(def store.TableDef, dataID uint32, t *store.Table
 	}
 	if doc.CompressedPacks {
 		c.meta.Format = max(c.meta.Format, formatCompressedPacks)
-	}
-	if doc.Fragments {
-		c.meta.Format = max(c.meta.Format, formatFragments)
 	}
 	return doc
 }
@@ -310,7 +294,7 @@ func (c *schemaTxn) addTable(d *keyspaceDoc, def store.TableDef) error {
 	def.ID = c.meta.NextTableID
 	c.meta.NextTableID++
 	dataID := c.newDataID()
-	t, err := newTable(def, dataID, c.newLayout)
+	t, err := newTable(def, dataID, c.packSupers, c.packSupers, c.packSupers)
 	if err != nil {
 		return err
 	}
@@ -406,13 +390,13 @@ func (e *Engine) UpdateTable(ctx context.Context, def store.TableDef) error {
 			return err
 		}
 		def.ID = d.Tables[i].Def.ID
-		next, err := newTable(def, d.Tables[i].DataID, d.Tables[i].layout())
+		next, err := newTable(def, d.Tables[i].DataID, d.Tables[i].Packed, d.Tables[i].RowMarks, d.Tables[i].CompressedPacks)
 		if err != nil {
 			return err
 		}
 		// Checked against the definition as persisted, under the schema
 		// lock: the one the stored data was written with.
-		current, err := newTable(d.Tables[i].Def, d.Tables[i].DataID, d.Tables[i].layout())
+		current, err := newTable(d.Tables[i].Def, d.Tables[i].DataID, d.Tables[i].Packed, d.Tables[i].RowMarks, d.Tables[i].CompressedPacks)
 		if err != nil {
 			return err
 		}
@@ -480,7 +464,7 @@ func (e *Engine) Truncate(ctx context.Context, keyspace, name string) error {
 		d.Tables[i].DataID = c.newDataID()
 		// The family is empty under its new data id: it takes the
 		// engine's layout for new families.
-		t, err := newTable(d.Tables[i].Def, d.Tables[i].DataID, c.newLayout)
+		t, err := newTable(d.Tables[i].Def, d.Tables[i].DataID, c.packSupers, c.packSupers, c.packSupers)
 		if err != nil {
 			return err
 		}
@@ -488,11 +472,4 @@ func (e *Engine) Truncate(ctx context.Context, keyspace, name string) error {
 		c.changed[keyspace] = true
 		return nil
 	})
-}
-
-// newFamilyLayout is the layout the engine gives new and truncated
-// families.
-func (e *Engine) newFamilyLayout() familyLayout {
-	packed := !e.unpackedSupers
-	return familyLayout{packed: packed, marked: packed, compressed: packed, fragmented: packed && !e.unfragmentedSupers}
 }

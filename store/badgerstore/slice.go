@@ -24,9 +24,6 @@ type reader struct {
 	now    uint32
 	rp     []byte // row prefix
 	rowDel int64  // the row's deletion timestamp
-	// folds, in a family with fragments, learns of super columns that
-	// reads found many fragments in (fragment_write.go).
-	folds  *foldCounts
 	ranges []rangeTombstone
 	buf    []byte // scratch for keys
 	name   []byte // scratch for decoded names
@@ -84,7 +81,7 @@ func (e *Engine) newReaderOf(txn *badger.Txn, t *store.Table, rp, key []byte) (*
 // prefix is r.rp if set (else openReader makes it), and reads the row's
 // deletions.
 func (e *Engine) openReader(r *reader, txn *badger.Txn, t *store.Table, key []byte) error {
-	r.txn, r.t, r.now, r.headers, r.folds = txn, t, e.nowSeconds(), &e.headers, e.folds
+	r.txn, r.t, r.now, r.headers = txn, t, e.nowSeconds(), &e.headers
 	r.cellPrefix, r.name = r.prefixRoom[:0], r.nameRoom[:0]
 	if r.rp == nil {
 		r.rp, _ = e.rowPrefix(r.rpBuf[:0], t, key)
@@ -286,18 +283,12 @@ func (r *reader) cursor(prefix, lower, upper, floor []byte, reverse bool) *curso
 			if r.cur.rebuild == nil {
 				r.cur.rebuild = r.rebuild
 			}
-			r.cur.resetOn(r.fwd, lower, upper, floor, &r.curBusy, r.fragmentView())
+			r.cur.resetOn(r.fwd, lower, upper, floor, &r.curBusy)
 			return &r.cur
 		}
-		return newCursorOn(r.fwd, lower, upper, floor, r.rebuild, r.fragmentView())
+		return newCursorOn(r.fwd, lower, upper, floor, r.rebuild)
 	}
-	return newCursor(r.txn, prefix, lower, upper, floor, reverse, r.rebuild, r.fragmentView())
-}
-
-// fragmentView tells the reader's cursors whether its family's super
-// columns may have fragments.
-func (r *reader) fragmentView() fragmentView {
-	return fragmentView{on: fragmentedTable(r.t), now: r.now, folds: r.folds}
+	return newCursor(r.txn, prefix, lower, upper, floor, reverse, r.rebuild)
 }
 
 // Count implements store.Engine.
@@ -621,14 +612,6 @@ const nameKeySlack = 8
 // reports false when there is no pack with subcolumns there (the super
 // column is empty, or its subcolumns are entries of their own).
 func (r *reader) namedPackedCells(prefix []byte, keys [][]byte, nameType marshal.Type, del int64, visit cellVisitor) (bool, error) {
-	if fragmentedTable(r.t) && len(prefix)+packNameRoom <= truncatedLen {
-		// A super column too long to pack has no fragments either.
-		cells, found, err := r.readFragmentedPack(prefix)
-		if err != nil || !found {
-			return false, err
-		}
-		return true, r.visitNamedPackCells(prefix, cells, keys, nameType, del, visit)
-	}
 	item, err := r.txn.Get(prefix)
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return false, nil
@@ -650,62 +633,6 @@ func (r *reader) namedPackedCells(prefix []byte, keys [][]byte, nameType marshal
 	if dissolved {
 		return false, nil
 	}
-	return true, r.visitNamedPackCells(prefix, cells, keys, nameType, del, visit)
-}
-
-// readFragmentedPack reads the pack under packKey of a family whose
-// super columns may have fragments, with its fragments merged in; false
-// when the super column has neither a pack with subcolumns nor fragments.
-func (r *reader) readFragmentedPack(packKey []byte) ([]packCell, bool, error) {
-	it := r.txn.NewIterator(badger.IteratorOptions{Prefix: packKey[:len(packKey)-1]})
-	defer it.Close()
-	var base []packCell
-	var frags [][]byte
-	for it.Seek(packKey); it.Valid(); it.Next() {
-		k := it.Item().Key()
-		if bytes.Equal(k, packKey) {
-			val, err := it.Item().ValueCopy(nil)
-			if err != nil {
-				return nil, false, fmt.Errorf("read super column: %w", err)
-			}
-			cells, dissolved, err := decodePack(val, nil, nil)
-			if err != nil || isFragment(val) {
-				return nil, false, fmt.Errorf("key %x: %w", packKey, errBadPack)
-			}
-			if dissolved {
-				// Its subcolumns are entries of their own, and it has no
-				// fragments (fragment.go).
-				return nil, false, nil
-			}
-			base = cells
-			continue
-		}
-		if !isFragmentKeyOf(k, packKey) {
-			break
-		}
-		val, err := it.Item().ValueCopy(nil)
-		if err != nil {
-			return nil, false, fmt.Errorf("read super column: %w", err)
-		}
-		frags = append(frags, val)
-	}
-	if len(frags) == 0 {
-		return base, base != nil, nil
-	}
-	if len(frags) >= foldAfter {
-		r.folds.due(packKey)
-	}
-	var m fragmentMerger
-	cells, err := m.merge(base, frags, r.now)
-	if err != nil {
-		return nil, false, fmt.Errorf("key %x: %w", packKey, err)
-	}
-	return cells, true, nil
-}
-
-// visitNamedPackCells visits the live cells of a pack's cells that keys
-// (under prefix, the pack's key) name.
-func (r *reader) visitNamedPackCells(prefix []byte, cells []packCell, keys [][]byte, nameType marshal.Type, del int64, visit cellVisitor) error {
 	var rec record
 	for _, k := range keys {
 		i, ok := findPackCell(cells, k[len(prefix):])
@@ -713,18 +640,18 @@ func (r *reader) visitNamedPackCells(prefix []byte, cells []packCell, keys [][]b
 			continue
 		}
 		if err := decodeRecord(cells[i].rec, &rec); err != nil {
-			return fmt.Errorf("key %x: %w", k, err)
+			return true, fmt.Errorf("key %x: %w", k, err)
 		}
 		if r.dead(k, &rec, del) {
 			continue
 		}
 		name, err := r.cellName(cells[i].enc, nameType, &rec)
 		if err != nil {
-			return err
+			return true, err
 		}
 		if !visit(name, &rec) {
-			return nil
+			return true, nil
 		}
 	}
-	return nil
+	return true, nil
 }
