@@ -192,6 +192,8 @@ func (e *Engine) releaseWriter(w *writer) {
 	w.packs = w.packs[:0]
 	w.lastPack.super = nil
 	w.packCells.reset()
+	clear(w.rowPack.cells)
+	w.rowPack = rowPackState{cells: w.rowPack.cells[:0]}
 	if cap(w.packBuf) > packBufKeep || cap(w.compBuf) > packBufKeep {
 		w.packBuf, w.compBuf = nil, nil
 	}
@@ -263,6 +265,8 @@ type writer struct {
 	// packWrites are the writes of packs, for the pack cache once the
 	// transaction commits (pack_cache.go).
 	packWrites []packWrite
+	// rowPack is the row pack of the row being written (rowpack.go).
+	rowPack rowPackState
 }
 
 func (w *writer) row(m *store.RowMutation) error {
@@ -288,7 +292,15 @@ func (w *writer) row(m *store.RowMutation) error {
 			return err
 		}
 	}
-	if err := w.prefetchCells(rp, m); err != nil {
+	w.rowPack.active = false
+	if rowPackedTable(t) {
+		if err := w.openRowPack(rp, t); err != nil {
+			return err
+		}
+	}
+	if w.rowPack.active {
+		w.pre.reset() // the row pack is all there is to read
+	} else if err := w.prefetchCells(rp, m); err != nil {
 		return fmt.Errorf("read row: %w", err)
 	}
 	defer func() {
@@ -309,6 +321,15 @@ func (w *writer) row(m *store.RowMutation) error {
 			// none to look for (counterLive).
 			if err := w.e.noteTimestamp(w.stripe, op.Timestamp); err != nil {
 				return err
+			}
+		}
+		if w.rowPack.active {
+			handled, err := w.rowPackOp(rp, t, op)
+			if err != nil {
+				return err
+			}
+			if handled {
+				continue
 			}
 		}
 		switch op.Kind {
@@ -353,6 +374,9 @@ func (w *writer) row(m *store.RowMutation) error {
 		if op.Kind != store.OpPut && op.Kind != store.OpCounterAdd {
 			w.shadows = nil // deletions change what shadows counters
 		}
+	}
+	if err := w.flushRowPack(rp, t); err != nil {
+		return err
 	}
 	return w.flushPacks(rp, t)
 }

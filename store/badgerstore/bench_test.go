@@ -327,18 +327,20 @@ func BenchmarkSuperSlice(b *testing.B) {
 
 // BenchmarkSuperInsertOne writes one subcolumn at a time, each call to a
 // random super column of 1000 rows × 4 that already hold some subcolumns
-// (8: a pack; 40: past a pack's bounds): the call that makes a pack read
-// and rewrite its super column, and that an unpacked family writes
+// (8: a pack, and a row pack of 32 cells; 40: past a pack's bounds, and
+// a row pack's): the call that makes a pack, or a row pack, read and
+// rewrite its super column or row, and that an unpacked family writes
 // without a read.
 func BenchmarkSuperInsertOne(b *testing.B) {
 	const rows, supers = 1000, 4
 	ctx := context.Background()
 	value := make([]byte, 64)
 	for _, filled := range []int{8, 40} {
-		for _, layout := range []string{"packed", "unpacked"} {
+		for _, layout := range []string{"row-packed", "packed", "unpacked"} {
 			b.Run(fmt.Sprintf("%s-%d", layout, filled), func(b *testing.B) {
 				f := openTestEngine(b, b.TempDir(), "Murmur3Partitioner")
 				f.e.unpackedSupers = layout == "unpacked"
+				f.e.unpackedRows = layout != "row-packed"
 				tb := f.table(store.TableDef{Name: "cf", Super: true, Comparator: "BytesType", SubComparator: "BytesType"})
 				for r := 0; r < rows; r++ {
 					ops := make([]store.Op, 0, supers*filled)

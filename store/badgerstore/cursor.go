@@ -45,6 +45,9 @@ type cursor struct {
 	// busy, for a cursor its reader reuses, is set while a walk has it;
 	// close clears it.
 	busy *bool
+	// rowFloor is the key of the row pack of the row walked, in a family
+	// with row packs.
+	rowFloor []byte
 }
 
 type tieEntry struct {
@@ -55,19 +58,25 @@ type tieEntry struct {
 // newCursor opens a cursor over [lower, upper) under prefix. floor, when
 // not nil, is the key of a pack whose subcolumns may fall in the range
 // although the pack's own key sorts before lower: a forward cursor starts
-// there when a pack is stored there.
-func newCursor(txn *badger.Txn, prefix, lower, upper, floor []byte, reverse bool, rebuild func([]byte, *record) []byte) *cursor {
+// there when a pack is stored there. rowFloor, when not nil, is such a
+// key too, of the row pack (rowpack.go) that holds every cell of the row
+// when it is stored, tried first; the cursor then walks the row's keys.
+func newCursor(txn *badger.Txn, prefix, lower, upper, floor, rowFloor []byte, reverse bool, rebuild func([]byte, *record) []byte) *cursor {
+	if rowFloor != nil {
+		prefix = rowFloor
+	}
 	// The keys under a prefix longer than truncatedLen (the subcolumns of
 	// a super column with a name of tens of kilobytes) are cut: what they
 	// keep of it is its first truncatedLen bytes.
 	c := &cursor{
-		it:      newSeekIter(txn.NewIterator(badger.IteratorOptions{Reverse: reverse, Prefix: seekKey(prefix)}), true),
-		owned:   true,
-		reverse: reverse,
-		lower:   lower,
-		upper:   upper,
-		rebuild: rebuild,
-		moved:   true,
+		it:       newSeekIter(txn.NewIterator(badger.IteratorOptions{Reverse: reverse, Prefix: seekKey(prefix)}), true),
+		owned:    true,
+		reverse:  reverse,
+		lower:    lower,
+		upper:    upper,
+		rebuild:  rebuild,
+		moved:    true,
+		rowFloor: rowFloor,
 	}
 	if reverse {
 		seek := upper
@@ -83,8 +92,8 @@ func newCursor(txn *badger.Txn, prefix, lower, upper, floor []byte, reverse bool
 }
 
 // newCursorOn runs a forward cursor on an iterator the caller owns.
-func newCursorOn(it *seekIter, lower, upper, floor []byte, rebuild func([]byte, *record) []byte) *cursor {
-	c := &cursor{it: it, lower: lower, upper: upper, rebuild: rebuild, moved: true}
+func newCursorOn(it *seekIter, lower, upper, floor, rowFloor []byte, rebuild func([]byte, *record) []byte) *cursor {
+	c := &cursor{it: it, lower: lower, upper: upper, rebuild: rebuild, moved: true, rowFloor: rowFloor}
 	c.seekForward(floor)
 	return c
 }
@@ -92,27 +101,35 @@ func newCursorOn(it *seekIter, lower, upper, floor []byte, rebuild func([]byte, 
 // seekForward places a forward cursor on its first entry: the pack at
 // floor if one holds subcolumns there, else the lower bound.
 func (c *cursor) seekForward(floor []byte) {
-	if floor != nil && bytes.Compare(floor, c.lower) < 0 {
-		c.it.Seek(floor)
-		if c.it.Valid() && bytes.Equal(c.it.Item().Key(), floor) {
-			full := false
-			_ = c.it.Item().Value(func(v []byte) error {
-				full = isPack(v) && len(v) > 2 && v[1]&packDissolved == 0
-				return nil
-			})
-			if full {
-				return
-			}
-		}
+	if c.rowFloor != nil && bytes.Compare(c.rowFloor, c.lower) < 0 && c.seekFullPack(c.rowFloor) {
+		return
+	}
+	if floor != nil && bytes.Compare(floor, c.lower) < 0 && c.seekFullPack(floor) {
+		return
 	}
 	c.it.Seek(seekKey(c.lower))
 }
 
+// seekFullPack places the cursor on the pack under key, and reports
+// whether one with cells is stored there.
+func (c *cursor) seekFullPack(key []byte) bool {
+	c.it.Seek(key)
+	if !c.it.Valid() || !bytes.Equal(c.it.Item().Key(), key) {
+		return false
+	}
+	full := false
+	_ = c.it.Item().Value(func(v []byte) error {
+		full = isPack(v) && len(v) > 2 && v[1]&packDissolved == 0
+		return nil
+	})
+	return full
+}
+
 // resetOn makes c a forward cursor on it, as newCursorOn makes one,
 // keeping its buffers and its rebuild; busy is cleared by close.
-func (c *cursor) resetOn(it *seekIter, lower, upper, floor []byte, busy *bool) {
+func (c *cursor) resetOn(it *seekIter, lower, upper, floor, rowFloor []byte, busy *bool) {
 	*c = cursor{
-		it: it, lower: lower, upper: upper, rebuild: c.rebuild, moved: true, busy: busy,
+		it: it, lower: lower, upper: upper, rebuild: c.rebuild, moved: true, busy: busy, rowFloor: rowFloor,
 		valBuf: c.valBuf[:0], group: c.group[:0], pack: c.pack[:0], packBody: c.packBody[:0],
 		packKey: c.packKey[:0], keyBuf: c.keyBuf[:0],
 	}

@@ -86,6 +86,9 @@ type Engine struct {
 	schemaMu  sync.Mutex // serialises schema changes
 	// unpackedSupers: new Super families are not packed (pack.go).
 	unpackedSupers bool
+	// unpackedRows: new packed families keep no row packs (rowpack.go);
+	// tests set it to compare.
+	unpackedRows bool
 	// rowLocks serialises the writers of each row (see rowlock.go).
 	rowLocks *rowLocks
 	// group lets concurrent writers share a transaction (group_commit.go);

@@ -238,7 +238,7 @@ func (e *Engine) collectRow(ctx context.Context, t *store.Table, rp []byte, stat
 	if err != nil {
 		return false, fmt.Errorf("collect row: %w", err)
 	}
-	stats.Tombstones += len(superHeaders)
+	stats.Tombstones += len(superHeaders) + w.packedHeaders
 	return !pending, nil
 }
 
@@ -300,6 +300,9 @@ type gcWalk struct {
 	// packs is the engine's pack cache, in a packed family: a pack
 	// rewritten or deleted must not be read from it again.
 	packs *recentCache
+	// packedHeaders counts the super column deletions purged from row
+	// packs.
+	packedHeaders int
 }
 
 // batch deletes, inside txn, up to gcBatch cells from start on that old
@@ -326,7 +329,11 @@ func (w *gcWalk) batch(txn *badger.Txn, start, end []byte) ([]byte, error) {
 			return nil, err
 		}
 		if isPack(val) {
-			if err := w.pack(txn, it.Item().KeyCopy(nil), val); err != nil {
+			collect := w.pack
+			if len(k) == len(rp)+1 {
+				collect = w.rowPack // rowpack.go
+			}
+			if err := collect(txn, it.Item().KeyCopy(nil), val); err != nil {
 				return nil, err
 			}
 			n++

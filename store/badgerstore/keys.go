@@ -67,6 +67,9 @@ type tableState struct {
 	marked bool
 	// compressed: a packed family that compresses its packs (pack.go).
 	compressed bool
+	// rowPacked: a packed, marked family that keeps small rows in row
+	// packs (rowpack.go).
+	rowPacked bool
 	// imaged: a read put the image of one of the family's rows, or a
 	// mark, in the cell cache (row_image.go); until then reads do not
 	// look for one.
@@ -75,16 +78,22 @@ type tableState struct {
 	namesImages imagePayoff
 }
 
+// familyLayout is what a family's data id holds beyond the first layout.
+type familyLayout struct {
+	packed, marked, compressed, rowPacked bool
+}
+
 // newTable resolves a persisted family definition stored under dataID,
-// with packs, row marks and compressed packs if its layout has them and
-// it is a family that can have them.
-func newTable(def store.TableDef, dataID uint32, packed, marked, compressed bool) (*store.Table, error) {
+// with the parts of layout that a family of its kind can have.
+func newTable(def store.TableDef, dataID uint32, layout familyLayout) (*store.Table, error) {
 	t, err := store.NewTable(def)
 	if err != nil {
 		return nil, err
 	}
-	packed = packed && def.Super && !t.Counter
-	t.Backend = &tableState{dataID: dataID, packed: packed, marked: packed && marked, compressed: packed && compressed}
+	packed := layout.packed && def.Super && !t.Counter
+	marked := packed && layout.marked
+	t.Backend = &tableState{dataID: dataID, packed: packed, marked: marked,
+		compressed: packed && layout.compressed, rowPacked: marked && layout.rowPacked}
 	return t, nil
 }
 

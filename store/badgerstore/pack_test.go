@@ -28,7 +28,8 @@ func openLayout(t testing.TB, dir string, unpacked bool, clock *testClock) *Engi
 }
 
 // openLayoutDeferring is openLayout, with deferred writes (deferred.go)
-// or without.
+// or without. Its new packed families keep every row by super column,
+// without row packs (rowpack.go): the tests of packs look at them.
 func openLayoutDeferring(t testing.TB, dir string, unpacked bool, clock *testClock, deferring bool) *Engine {
 	t.Helper()
 	p, err := partition.ByName("Murmur3Partitioner")
@@ -48,6 +49,16 @@ func openLayoutDeferring(t testing.TB, dir string, unpacked bool, clock *testClo
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.unpackedRows = true
+	return e
+}
+
+// openRowPackLayout opens an engine on dir whose new Super families keep
+// small rows in row packs, as an engine does by default.
+func openRowPackLayout(t testing.TB, dir string, clock *testClock) *Engine {
+	t.Helper()
+	e := openLayout(t, dir, false, clock)
+	e.unpackedRows = false
 	return e
 }
 
@@ -149,14 +160,18 @@ func TestSuperColumnsArePacked(t *testing.T) {
 // before that: a write below a purged tombstone comes back in Cassandra,
 // and when a purge happens is no part of the contract.)
 func TestPackedLayoutReadsAsUnpacked(t *testing.T) {
-	for _, seed := range []int64{1, 2} {
-		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
-			testPackedLayoutReadsAsUnpacked(t, seed)
-		})
+	for _, rowPacks := range []bool{false, true} {
+		for _, seed := range []int64{1, 2} {
+			t.Run(fmt.Sprint("row_packs=", rowPacks, "/seed=", seed), func(t *testing.T) {
+				testPackedLayoutReadsAsUnpacked(t, seed, rowPacks)
+			})
+		}
 	}
 }
 
-func testPackedLayoutReadsAsUnpacked(t *testing.T, seed int64) {
+// testPackedLayoutReadsAsUnpacked compares a packed store, with row packs
+// (rowpack.go) or without, with an unpacked one.
+func testPackedLayoutReadsAsUnpacked(t *testing.T, seed int64, rowPacks bool) {
 	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
 	dirs := [2]string{t.TempDir(), t.TempDir()}
 	var engines [2]*Engine
@@ -169,6 +184,7 @@ func testPackedLayoutReadsAsUnpacked(t *testing.T, seed int64) {
 	open := func() {
 		for i := range engines {
 			engines[i] = openLayout(t, dirs[i], i == 1, clock)
+			engines[i].unpackedRows = !rowPacks
 			tables[i] = tables[i][:0]
 			for _, def := range defs {
 				tb, ok := engines[i].Catalog().Table("ks", def.Name)
@@ -215,7 +231,8 @@ func testPackedLayoutReadsAsUnpacked(t *testing.T, seed int64) {
 	}
 	rows := []string{"r0", "r1", "r2"}
 	sawPacks, sawDissolved := false, false
-	unmarked := int64(0) // row mutations of the packed store that read no pack
+	wholeRows, dissolvedRows := 0, 0 // row packs seen, whole and dissolved
+	unmarked := int64(0)             // row mutations of the packed store that read no pack
 
 	for step := 0; step < 400; step++ {
 		fam := rng.Intn(len(defs))
@@ -268,6 +285,8 @@ func testPackedLayoutReadsAsUnpacked(t *testing.T, seed int64) {
 			for fam := range defs {
 				p, d, _ := packEntries(t, engines[0], tables[0][fam])
 				sawPacks, sawDissolved = sawPacks || p > d, sawDissolved || d > 0
+				w, dr := rowPackEntries(t, engines[0], tables[0][fam])
+				wholeRows, dissolvedRows = wholeRows+w, dissolvedRows+dr
 				for _, row := range rows {
 					comparePackedReads(t, engines, tables, fam, row, rng, superName, subName, step)
 				}
@@ -285,8 +304,11 @@ func testPackedLayoutReadsAsUnpacked(t *testing.T, seed int64) {
 			comparePackedReads(t, engines, tables, fam, row, rng, superName, subName, -1)
 		}
 	}
-	if unmarked+engines[0].unmarkedRows.Load() == 0 {
+	if !rowPacks && unmarked+engines[0].unmarkedRows.Load() == 0 {
 		t.Fatal("no row mutation of the packed store found its row unmarked; the test misses a case")
+	}
+	if rowPacks != (wholeRows > 0 && dissolvedRows > 0) {
+		t.Fatalf("the packed store held %d whole row packs and %d dissolved ones; the test misses a layout", wholeRows, dissolvedRows)
 	}
 	if !sawPacks || !sawDissolved {
 		t.Fatalf("the packed store held packs: %v, dissolved ones: %v; the test misses a layout", sawPacks, sawDissolved)
@@ -614,4 +636,39 @@ func TestPackCellListsDoNotOverlap(t *testing.T) {
 		}
 		a.reset()
 	}
+}
+
+// rowPackEntries counts a family's row packs (rowpack.go): whole, and
+// dissolved.
+func rowPackEntries(t testing.TB, e *Engine, tb *store.Table) (whole, dissolved int) {
+	t.Helper()
+	err := e.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: appendTablePrefix(nil, dataIDOf(tb))})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			k := it.Item().Key()
+			_, rest, err := e.part.DecodeRowKey(nil, k[tablePrefixLen:])
+			if err != nil || len(rest) != 1 || rest[0] != kindCells {
+				continue
+			}
+			if err := it.Item().Value(func(v []byte) error {
+				if !isPack(v) {
+					return fmt.Errorf("row pack %x is no pack", k)
+				}
+				if v[1]&packDissolved != 0 {
+					dissolved++
+				} else {
+					whole++
+				}
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return whole, dissolved
 }

@@ -34,6 +34,14 @@ type tableDoc struct {
 	// CompressedPacks: the packed family compresses its packs (pack.go);
 	// packed families stored before compression existed do not.
 	CompressedPacks bool `json:"compressed_packs,omitempty"`
+	// RowPacks: the packed, marked family keeps small rows in row packs
+	// (rowpack.go); families stored before row packs existed do not.
+	RowPacks bool `json:"row_packs,omitempty"`
+}
+
+// layout is the layout of the family's data id.
+func (d *tableDoc) layout() familyLayout {
+	return familyLayout{packed: d.Packed, marked: d.RowMarks, compressed: d.CompressedPacks, rowPacked: d.RowPacks}
 }
 
 // metaDoc holds the engine's sequences and the data still to be dropped.
@@ -60,7 +68,11 @@ const (
 	// formatCompressedPacks: packs may be compressed (pack.go), which an
 	// engine that knows no compression would refuse as corrupt.
 	formatCompressedPacks = 3
-	storeFormat           = formatCompressedPacks
+	// formatRowPacks: rows may be kept in row packs (rowpack.go), which
+	// an engine that knows none would take for a pack of a super column
+	// without a name.
+	formatRowPacks = 4
+	storeFormat    = formatRowPacks
 )
 
 var metaKey = []byte{nsSchema, schemaMeta, 's', 'e', 'q'}
@@ -118,7 +130,7 @@ func buildCatalog(docs map[string]*keyspaceDoc) (*store.Catalog, error) {
 		d := docs[n]
 		ks := &store.Keyspace{Def: d.Def, Tables: make(map[string]*store.Table, len(d.Tables))}
 		for _, td := range d.Tables {
-			t, err := newTable(td.Def, td.DataID, td.Packed, td.RowMarks, td.CompressedPacks)
+			t, err := newTable(td.Def, td.DataID, td.layout())
 			if err != nil {
 				return nil, err
 			}
@@ -158,7 +170,7 @@ func (e *Engine) schemaChange(ctx context.Context, fn func(c *schemaTxn) error) 
 		return err
 	}
 
-	c := &schemaTxn{docs: map[string]*keyspaceDoc{}, changed: map[string]bool{}, packSupers: !e.unpackedSupers}
+	c := &schemaTxn{docs: map[string]*keyspaceDoc{}, changed: map[string]bool{}, newLayout: e.newFamilyLayout()}
 	err := e.db.View(func(txn *badger.Txn) error {
 		if err := readJSON(txn, metaKey, &c.meta); err != nil {
 			return err
@@ -248,15 +260,15 @@ type schemaTxn struct {
 	docs    map[string]*keyspaceDoc
 	changed map[string]bool
 	meta    metaDoc
-	// packSupers: new and truncated Super families keep their super
-	// columns in packs.
-	packSupers bool
+	// newLayout is the layout of new and truncated families.
+	newLayout familyLayout
 }
 
 // noteLayout records in the store's metadata the layout of a family it
 // creates or truncates, and returns the family's document.
 func (c *schemaTxn) noteLayout(def store.TableDef, dataID uint32, t *store.Table) tableDoc {
-	doc := tableDoc{Def: def, DataID: dataID, Packed: packedTable(t), RowMarks: markedTable(t), CompressedPacks: compressedTable(t)}
+	doc := tableDoc{Def: def, DataID: dataID, Packed: packedTable(t), RowMarks: markedTable(t),
+		CompressedPacks: compressedTable(t), RowPacks: rowPackedTable(t)}
 	if doc.Packed {
 		c.meta.Format = max(c.meta.Format, formatPacks)
 	}
@@ -265,6 +277,9 @@ func (c *schemaTxn) noteLayout(def store.TableDef, dataID uint32, t *store.Table
 	}
 	if doc.CompressedPacks {
 		c.meta.Format = max(c.meta.Format, formatCompressedPacks)
+	}
+	if doc.RowPacks {
+		c.meta.Format = max(c.meta.Format, formatRowPacks)
 	}
 	return doc
 }
@@ -294,7 +309,7 @@ func (c *schemaTxn) addTable(d *keyspaceDoc, def store.TableDef) error {
 	def.ID = c.meta.NextTableID
 	c.meta.NextTableID++
 	dataID := c.newDataID()
-	t, err := newTable(def, dataID, c.packSupers, c.packSupers, c.packSupers)
+	t, err := newTable(def, dataID, c.newLayout)
 	if err != nil {
 		return err
 	}
@@ -390,13 +405,13 @@ func (e *Engine) UpdateTable(ctx context.Context, def store.TableDef) error {
 			return err
 		}
 		def.ID = d.Tables[i].Def.ID
-		next, err := newTable(def, d.Tables[i].DataID, d.Tables[i].Packed, d.Tables[i].RowMarks, d.Tables[i].CompressedPacks)
+		next, err := newTable(def, d.Tables[i].DataID, d.Tables[i].layout())
 		if err != nil {
 			return err
 		}
 		// Checked against the definition as persisted, under the schema
 		// lock: the one the stored data was written with.
-		current, err := newTable(d.Tables[i].Def, d.Tables[i].DataID, d.Tables[i].Packed, d.Tables[i].RowMarks, d.Tables[i].CompressedPacks)
+		current, err := newTable(d.Tables[i].Def, d.Tables[i].DataID, d.Tables[i].layout())
 		if err != nil {
 			return err
 		}
@@ -464,7 +479,7 @@ func (e *Engine) Truncate(ctx context.Context, keyspace, name string) error {
 		d.Tables[i].DataID = c.newDataID()
 		// The family is empty under its new data id: it takes the
 		// engine's layout for new families.
-		t, err := newTable(d.Tables[i].Def, d.Tables[i].DataID, c.packSupers, c.packSupers, c.packSupers)
+		t, err := newTable(d.Tables[i].Def, d.Tables[i].DataID, c.newLayout)
 		if err != nil {
 			return err
 		}
@@ -472,4 +487,11 @@ func (e *Engine) Truncate(ctx context.Context, keyspace, name string) error {
 		c.changed[keyspace] = true
 		return nil
 	})
+}
+
+// newFamilyLayout is the layout the engine gives new and truncated
+// families.
+func (e *Engine) newFamilyLayout() familyLayout {
+	packed := !e.unpackedSupers
+	return familyLayout{packed: packed, marked: packed, compressed: packed, rowPacked: packed && !e.unpackedRows}
 }

@@ -27,6 +27,14 @@ type reader struct {
 	ranges []rangeTombstone
 	buf    []byte // scratch for keys
 	name   []byte // scratch for decoded names
+
+	// rowPackRead: the row pack of a row-packed family was read
+	// (rowpack.go); rowPackWhole: the row is packed whole, its cells
+	// rowPackCells. rowFloorRoom holds the row pack's key (rowFloor).
+	rowPackRead, rowPackWhole bool
+	rowPackCells              []packCell
+	rowFloorRoom              []byte
+
 	// val and rec hold the record of the named cell being read
 	// (namedCells), reused from one name to the next.
 	val []byte
@@ -83,6 +91,7 @@ func (e *Engine) newReaderOf(txn *badger.Txn, t *store.Table, rp, key []byte) (*
 func (e *Engine) openReader(r *reader, txn *badger.Txn, t *store.Table, key []byte) error {
 	r.txn, r.t, r.now, r.headers = txn, t, e.nowSeconds(), &e.headers
 	r.cellPrefix, r.name = r.prefixRoom[:0], r.nameRoom[:0]
+	r.rowPackRead, r.rowPackWhole, r.rowPackCells = false, false, nil
 	if r.rp == nil {
 		r.rp, _ = e.rowPrefix(r.rpBuf[:0], t, key)
 	}
@@ -110,8 +119,8 @@ func (e *Engine) takeReader() *reader {
 // such cursor is closed when its walk ends, and nothing a read answered
 // points into its reader (keepCell copies).
 func (e *Engine) releaseReader(r *reader) {
-	val, buf := r.val[:0], r.buf[:0]
-	*r = reader{}
+	val, buf, floor := r.val[:0], r.buf[:0], r.rowFloorRoom[:0]
+	*r = reader{rowFloorRoom: floor}
 	if cap(val) <= keptReaderBuffer {
 		r.val = val
 	}
@@ -166,7 +175,25 @@ func (r *reader) scratch(prefix []byte) []byte {
 
 // deletionAt returns the deletion timestamp recorded under a header key.
 func (r *reader) deletionAt(key []byte) (int64, error) {
-	return headerDeletion(r.txn, key)
+	cells, whole, err := r.wholeRowPack()
+	if err != nil {
+		return 0, err
+	}
+	if !whole {
+		return headerDeletion(r.txn, key)
+	}
+	val, ok := r.rowPackCell(cells, key)
+	if !ok {
+		return noDeletion, nil
+	}
+	var h record
+	if err := decodeRecord(val, &h); err != nil {
+		return 0, fmt.Errorf("read header: %w", err)
+	}
+	if !h.tombstone() {
+		return noDeletion, nil
+	}
+	return h.timestamp, nil
 }
 
 // rebuild rebuilds the logical key of a cut key from its record.
@@ -283,12 +310,22 @@ func (r *reader) cursor(prefix, lower, upper, floor []byte, reverse bool) *curso
 			if r.cur.rebuild == nil {
 				r.cur.rebuild = r.rebuild
 			}
-			r.cur.resetOn(r.fwd, lower, upper, floor, &r.curBusy)
+			r.cur.resetOn(r.fwd, lower, upper, floor, r.rowFloor(), &r.curBusy)
 			return &r.cur
 		}
-		return newCursorOn(r.fwd, lower, upper, floor, r.rebuild)
+		return newCursorOn(r.fwd, lower, upper, floor, r.rowFloor(), r.rebuild)
 	}
-	return newCursor(r.txn, prefix, lower, upper, floor, reverse, r.rebuild)
+	return newCursor(r.txn, prefix, lower, upper, floor, r.rowFloor(), reverse, r.rebuild)
+}
+
+// rowFloor is the key of the row pack the reader's row may have, which
+// holds the cells of any range of it (nil in a family without).
+func (r *reader) rowFloor() []byte {
+	if !rowPackedTable(r.t) {
+		return nil
+	}
+	r.rowFloorRoom = append(append(r.rowFloorRoom[:0], r.rp...), kindCells)
+	return r.rowFloorRoom
 }
 
 // Count implements store.Engine.
@@ -612,6 +649,32 @@ const nameKeySlack = 8
 // reports false when there is no pack with subcolumns there (the super
 // column is empty, or its subcolumns are entries of their own).
 func (r *reader) namedPackedCells(prefix []byte, keys [][]byte, nameType marshal.Type, del int64, visit cellVisitor) (bool, error) {
+	if cells, whole, err := r.wholeRowPack(); err != nil || whole {
+		if err != nil {
+			return true, err
+		}
+		var rec record
+		for _, k := range keys {
+			val, ok := r.rowPackCell(cells, k)
+			if !ok {
+				continue
+			}
+			if err := decodeRecord(val, &rec); err != nil {
+				return true, fmt.Errorf("key %x: %w", k, err)
+			}
+			if r.dead(k, &rec, del) {
+				continue
+			}
+			name, err := r.cellName(k[len(prefix):], nameType, &rec)
+			if err != nil {
+				return true, err
+			}
+			if !visit(name, &rec) {
+				return true, nil
+			}
+		}
+		return true, nil
+	}
 	item, err := r.txn.Get(prefix)
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return false, nil
