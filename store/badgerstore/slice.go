@@ -91,7 +91,6 @@ func (e *Engine) newReaderOf(txn *badger.Txn, t *store.Table, rp, key []byte) (*
 func (e *Engine) openReader(r *reader, txn *badger.Txn, t *store.Table, key []byte) error {
 	r.txn, r.t, r.now, r.headers = txn, t, e.nowSeconds(), &e.headers
 	r.cellPrefix, r.name = r.prefixRoom[:0], r.nameRoom[:0]
-	r.rowPackRead, r.rowPackWhole, r.rowPackCells = false, false, nil
 	if r.rp == nil {
 		r.rp, _ = e.rowPrefix(r.rpBuf[:0], t, key)
 	}
@@ -131,8 +130,10 @@ func (e *Engine) releaseReader(r *reader) {
 }
 
 // loadRow reads the row's deletions: its header and range tombstones.
+// It starts each row's read (a scan's reader reads row after row).
 func (r *reader) loadRow() error {
 	r.rowDel, r.ranges = noDeletion, nil
+	r.rowPackRead, r.rowPackWhole, r.rowPackCells = false, false, nil
 	if !r.headers.mayHave(r.rp) {
 		return nil // headers.go
 	}
