@@ -77,6 +77,7 @@ func (w *writer) openRowPack(rp []byte, t *store.Table) error {
 	w.rowPack = rowPackState{key: rowPackKey(&w.slab, rp), cells: w.rowPack.cells[:0], size: 2 + 3}
 	key := w.rowPack.key
 	val, found := w.cachedPack(key)
+	cached := found
 	if !found && !w.rowWithoutPacks(rp, t) {
 		item, err := w.rowReader(rp).Get(key)
 		switch {
@@ -99,9 +100,11 @@ func (w *writer) openRowPack(rp []byte, t *store.Table) error {
 			return fmt.Errorf("read row: key %x: %w", key, err)
 		}
 		if dissolved {
-			// The marker stays for good: the pack cache spares the next
-			// writers of the row its read.
-			w.packWrites = append(w.packWrites, packWrite{key: key, val: val, row: len(rp), known: true, admit: true})
+			if !cached {
+				// The marker stays for good: the pack cache spares the
+				// next writers of the row its read.
+				w.packWrites = append(w.packWrites, packWrite{key: key, val: val, row: len(rp), known: true, admit: true})
+			}
 			return nil
 		}
 		w.rowPack.cells = cells
