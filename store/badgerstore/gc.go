@@ -435,48 +435,62 @@ func (w *gcWalk) pack(txn *badger.Txn, key, val []byte) error {
 		w.marker, w.markerNeeded = key, false
 		return nil
 	}
-	kept := cells[:0]
 	var rec record
 	var cellSuffix []byte
-	var lastDeath uint32
-	mortal := true
+	s := packSurvivors{kept: cells[:0], mortal: true}
 	for _, c := range cells {
 		if err := decodeRecord(c.rec, &rec); err != nil {
 			return fmt.Errorf("key %x: %w", key, err)
 		}
 		cellSuffix = append(append(cellSuffix[:0], suffix...), c.enc...)
-		del := max(w.rowDel, w.superDel, coveredBy(w.ranges, cellSuffix, rec.timestamp))
-		dead := localDeletionTime(&rec)
-		switch {
-		case rec.timestamp <= del:
-		case dead != ^uint32(0) && !rec.live(w.r.now) && w.old(dead):
-		default:
-			if rec.tombstone() {
-				w.pending = true
-			}
-			mortal = mortal && dead != ^uint32(0)
-			lastDeath = max(lastDeath, dead)
-			kept = append(kept, c)
-			continue
-		}
-		w.deleted++
+		w.collect(&s, c, &rec, max(w.rowDel, w.superDel, coveredBy(w.ranges, cellSuffix, rec.timestamp)))
 	}
-	if len(kept) == len(cells) {
+	if len(s.kept) == len(cells) {
 		return nil
 	}
-	w.packs.invalidate(len(rp), key)
-	switch {
-	case len(kept) == 0 && !dissolved:
-		return txn.Delete(key)
-	default:
-		packed := appendPack(nil, kept, dissolved)
-		if compressedTable(w.r.t) {
-			packed = compressPack(nil, packed)
-		}
-		entry := badger.NewEntry(key, packed)
-		if mortal && len(kept) > 0 {
-			entry.ExpiresAt = badgerExpiry(time.Now().Unix(), w.r.now, lastDeath, w.r.t.GCGrace())
-		}
-		return txn.SetEntry(entry)
+	return w.rewritePack(txn, key, &s, dissolved)
+}
+
+// packSurvivors are the cells of a pack that collection keeps, and when
+// the last of them dies (mortal: each does).
+type packSurvivors struct {
+	kept      []packCell
+	lastDeath uint32
+	mortal    bool
+}
+
+// collect keeps the cell c of a pack, whose record is rec, unless a
+// deletion at del shadows it or it died longer than gc_grace_seconds
+// ago; it counts the cells it drops.
+func (w *gcWalk) collect(s *packSurvivors, c packCell, rec *record, del int64) {
+	dead := localDeletionTime(rec)
+	if rec.timestamp <= del || (dead != ^uint32(0) && !rec.live(w.r.now) && w.old(dead)) {
+		w.deleted++
+		return
 	}
+	if rec.tombstone() {
+		w.pending = true
+	}
+	s.mortal = s.mortal && dead != ^uint32(0)
+	s.lastDeath = max(s.lastDeath, dead)
+	s.kept = append(s.kept, c)
+}
+
+// rewritePack writes the cells that collection kept of the pack under
+// key back, or deletes it if none is left and it is no dissolved pack's
+// marker.
+func (w *gcWalk) rewritePack(txn *badger.Txn, key []byte, s *packSurvivors, dissolved bool) error {
+	w.packs.invalidate(len(w.r.rp), key)
+	if len(s.kept) == 0 && !dissolved {
+		return txn.Delete(key)
+	}
+	packed := appendPack(nil, s.kept, dissolved)
+	if compressedTable(w.r.t) {
+		packed = compressPack(nil, packed)
+	}
+	entry := badger.NewEntry(key, packed)
+	if s.mortal && len(s.kept) > 0 {
+		entry.ExpiresAt = badgerExpiry(time.Now().Unix(), w.r.now, s.lastDeath, w.r.t.GCGrace())
+	}
+	return txn.SetEntry(entry)
 }

@@ -186,64 +186,17 @@ func (w *writer) dissolve(p *openPack, t *store.Table) error {
 // expires with the last of them; one that keeps a tombstone has its row
 // marked for collection (gc.go), which purges it in time.
 func (w *writer) flushPacks(rp []byte, t *store.Table) error {
-	grace := t.GCGrace()
 	marked := false
 	for i := range w.packs {
 		p := &w.packs[i]
 		if !p.dirty {
 			continue
 		}
-		kept := p.cells[:0]
-		var lastDeath uint32
-		mortal, tombstones := true, false
-		for _, c := range p.cells {
-			var rec record
-			if err := decodeRecord(c.rec, &rec); err != nil {
-				return fmt.Errorf("write super column: key %x: %w", p.key, err)
-			}
-			dead := localDeletionTime(&rec)
-			if dead != ^uint32(0) && !rec.live(w.now) && int64(dead)+grace <= int64(w.now) {
-				continue
-			}
-			kept = append(kept, c)
-			if dead == ^uint32(0) {
-				mortal = false
-			}
-			lastDeath = max(lastDeath, dead)
-			tombstones = tombstones || rec.tombstone()
-		}
-		p.cells = kept
-		w.e.packs.invalidate(len(rp), p.key)
-		if len(kept) == 0 && !p.dissolved {
-			if err := w.txn.Delete(p.key); err != nil {
-				return err
-			}
-			w.packWrites = append(w.packWrites, packWrite{key: p.key, row: len(rp)})
-			continue
-		}
-		if markedTable(t) {
-			if err := w.markRow(rp, t); err != nil {
-				return err
-			}
-		}
-		val := appendPack(slices.Grow(w.packBuf[:0], packSize(kept)), kept, p.dissolved)
-		w.packBuf = val[:0]
-		if compressedTable(t) {
-			// The buffer keeps its room whether the pack compresses or
-			// not.
-			w.compBuf = slices.Grow(w.compBuf[:0], compressRoom(val))
-			val = compressPack(w.compBuf, val)
-		}
-		val = w.slab.copy(val)
-		entry := w.entries.entry(p.key, val)
-		if mortal && len(kept) > 0 {
-			entry.ExpiresAt = w.badgerExpiry(lastDeath, grace)
-		}
-		if err := w.txn.SetEntry(entry); err != nil {
+		var tombstones bool
+		var err error
+		if p.cells, tombstones, err = w.storePack(rp, t, p.key, p.cells, p.dissolved, p.found, nil); err != nil {
 			return err
 		}
-		w.packWrites = append(w.packWrites, packWrite{key: p.key, val: val, row: len(rp),
-			expiresAt: entry.ExpiresAt, known: true, admit: p.found})
 		if tombstones && !marked {
 			if err := w.markForGC(rp); err != nil {
 				return err
@@ -254,4 +207,61 @@ func (w *writer) flushPacks(rp []byte, t *store.Table) error {
 	w.packs = w.packs[:0]
 	w.lastPack.super = nil
 	return nil
+}
+
+// storePack writes back the pack under key, of the row with prefix rp of
+// family t, with cells (found: a pack was stored there before the row
+// mutation), and returns the cells it kept and whether they hold a
+// tombstone. It purges the cells dead for longer than gc_grace_seconds
+// but those keepDead (if not nil) keeps, and deletes a pack left empty
+// unless it is a dissolved one's marker.
+func (w *writer) storePack(rp []byte, t *store.Table, key []byte, cells []packCell, dissolved, found bool, keepDead func(packCell) bool) ([]packCell, bool, error) {
+	grace := t.GCGrace()
+	kept := cells[:0]
+	var lastDeath uint32
+	mortal, tombstones := true, false
+	var rec record
+	for _, c := range cells {
+		if err := decodeRecord(c.rec, &rec); err != nil {
+			return nil, false, fmt.Errorf("write super column: key %x: %w", key, err)
+		}
+		dead := localDeletionTime(&rec)
+		if dead != ^uint32(0) && !rec.live(w.now) && int64(dead)+grace <= int64(w.now) && (keepDead == nil || !keepDead(c)) {
+			continue
+		}
+		kept = append(kept, c)
+		if dead == ^uint32(0) {
+			mortal = false
+		}
+		lastDeath = max(lastDeath, dead)
+		tombstones = tombstones || rec.tombstone()
+	}
+	w.e.packs.invalidate(len(rp), key)
+	if len(kept) == 0 && !dissolved {
+		w.packWrites = append(w.packWrites, packWrite{key: key, row: len(rp)})
+		return kept, false, w.txn.Delete(key)
+	}
+	if markedTable(t) {
+		if err := w.markRow(rp, t); err != nil {
+			return nil, false, err
+		}
+	}
+	val := appendPack(slices.Grow(w.packBuf[:0], packSize(kept)), kept, dissolved)
+	w.packBuf = val[:0]
+	if compressedTable(t) {
+		// The buffer keeps its room whether the pack compresses or not.
+		w.compBuf = slices.Grow(w.compBuf[:0], compressRoom(val))
+		val = compressPack(w.compBuf, val)
+	}
+	val = w.slab.copy(val)
+	entry := w.entries.entry(key, val)
+	if mortal && len(kept) > 0 {
+		entry.ExpiresAt = w.badgerExpiry(lastDeath, grace)
+	}
+	if err := w.txn.SetEntry(entry); err != nil {
+		return nil, false, err
+	}
+	w.packWrites = append(w.packWrites, packWrite{key: key, val: val, row: len(rp),
+		expiresAt: entry.ExpiresAt, known: true, admit: found})
+	return kept, tombstones, nil
 }

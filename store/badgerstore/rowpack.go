@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -274,58 +273,13 @@ func (w *writer) flushRowPack(rp []byte, t *store.Table) error {
 	if !p.active || !p.dirty {
 		return nil
 	}
-	grace := t.GCGrace()
-	kept := p.cells[:0]
-	var lastDeath uint32
-	mortal, tombstones := true, false
-	var rec record
-	for _, c := range p.cells {
-		if err := decodeRecord(c.rec, &rec); err != nil {
-			return fmt.Errorf("write row: key %x: %w", p.key, err)
-		}
-		dead := localDeletionTime(&rec)
-		if dead != ^uint32(0) && !rec.live(w.now) && int64(dead)+grace <= int64(w.now) && !isHeaderSuffix(t, c.enc) {
-			continue
-		}
-		kept = append(kept, c)
-		if dead == ^uint32(0) {
-			mortal = false
-		}
-		lastDeath = max(lastDeath, dead)
-		tombstones = tombstones || rec.tombstone()
-	}
-	p.cells = kept
-	w.e.packs.invalidate(len(rp), p.key)
-	if len(kept) == 0 {
-		if err := w.txn.Delete(p.key); err != nil {
-			return err
-		}
-		w.packWrites = append(w.packWrites, packWrite{key: p.key, row: len(rp)})
-		return nil
-	}
-	if err := w.markRow(rp, t); err != nil {
+	var tombstones bool
+	var err error
+	isHeader := func(c packCell) bool { return isHeaderSuffix(t, c.enc) }
+	if p.cells, tombstones, err = w.storePack(rp, t, p.key, p.cells, false, p.found, isHeader); err != nil || !tombstones {
 		return err
 	}
-	val := appendPack(slices.Grow(w.packBuf[:0], packSize(kept)), kept, false)
-	w.packBuf = val[:0]
-	if compressedTable(t) {
-		w.compBuf = slices.Grow(w.compBuf[:0], compressRoom(val))
-		val = compressPack(w.compBuf, val)
-	}
-	val = w.slab.copy(val)
-	entry := w.entries.entry(p.key, val)
-	if mortal {
-		entry.ExpiresAt = w.badgerExpiry(lastDeath, grace)
-	}
-	if err := w.txn.SetEntry(entry); err != nil {
-		return err
-	}
-	w.packWrites = append(w.packWrites, packWrite{key: p.key, val: val, row: len(rp),
-		expiresAt: entry.ExpiresAt, known: true, admit: p.found})
-	if tombstones {
-		return w.markForGC(rp)
-	}
-	return nil
+	return w.markForGC(rp)
 }
 
 // isHeaderSuffix reports whether the part of a key after a row's cell
@@ -393,12 +347,10 @@ func (w *gcWalk) rowPack(txn *badger.Txn, key, val []byte) error {
 	if dissolved {
 		return nil // the row's cells are entries of their own, walked next
 	}
-	kept := cells[:0]
+	s := packSurvivors{kept: cells[:0], mortal: true}
 	var rec record
 	var encSuper []byte
 	superDel := int64(noDeletion)
-	var lastDeath uint32
-	mortal := true
 	for _, c := range cells {
 		if err := decodeRecord(c.rec, &rec); err != nil {
 			return fmt.Errorf("key %x: %w", key, err)
@@ -411,46 +363,21 @@ func (w *gcWalk) rowPack(txn *badger.Txn, key, val []byte) error {
 			encSuper, superDel = sk.encSuper, int64(noDeletion)
 		}
 		del := max(w.rowDel, coveredBy(w.ranges, c.enc, rec.timestamp))
-		dead := localDeletionTime(&rec)
-		if sk.header {
-			if rec.timestamp > del && !w.old(rec.deletedAt) {
-				w.pending = true
-				kept = append(kept, c)
-				lastDeath = max(lastDeath, dead)
-				continue
-			}
-			superDel = max(superDel, rec.timestamp)
-			w.packedHeaders++
+		if !sk.header {
+			w.collect(&s, c, &rec, max(del, superDel))
 			continue
 		}
-		switch {
-		case rec.timestamp <= max(del, superDel):
-		case dead != ^uint32(0) && !rec.live(w.r.now) && w.old(dead):
-		default:
-			if rec.tombstone() {
-				w.pending = true
-			}
-			mortal = mortal && dead != ^uint32(0)
-			lastDeath = max(lastDeath, dead)
-			kept = append(kept, c)
+		if rec.timestamp > del && !w.old(rec.deletedAt) {
+			w.pending = true // a deletion not old enough yet
+			s.kept = append(s.kept, c)
+			s.lastDeath = max(s.lastDeath, rec.deletedAt)
 			continue
 		}
-		w.deleted++
+		superDel = max(superDel, rec.timestamp)
+		w.packedHeaders++
 	}
-	if len(kept) == len(cells) {
+	if len(s.kept) == len(cells) {
 		return nil
 	}
-	w.packs.invalidate(len(w.r.rp), key)
-	if len(kept) == 0 {
-		return txn.Delete(key)
-	}
-	packed := appendPack(nil, kept, false)
-	if compressedTable(w.r.t) {
-		packed = compressPack(nil, packed)
-	}
-	entry := badger.NewEntry(key, packed)
-	if mortal {
-		entry.ExpiresAt = badgerExpiry(time.Now().Unix(), w.r.now, lastDeath, w.r.t.GCGrace())
-	}
-	return txn.SetEntry(entry)
+	return w.rewritePack(txn, key, &s, false)
 }
