@@ -374,6 +374,47 @@ func BenchmarkSuperInsertOne(b *testing.B) {
 	}
 }
 
+// BenchmarkSuperGetOne reads one subcolumn by name, each call from a
+// random super column of 1000 rows of 10 super columns of 10 subcolumns
+// of 64 bytes (a super batch of cmd/thriftbench): from a row pack, which
+// the read takes whole, or from the super column's pack.
+func BenchmarkSuperGetOne(b *testing.B) {
+	const rows, supers, subs = 1000, 10, 10
+	ctx := context.Background()
+	value := make([]byte, 64)
+	for _, layout := range []string{"row-packed", "packed"} {
+		b.Run(layout, func(b *testing.B) {
+			f := openTestEngine(b, b.TempDir(), "Murmur3Partitioner")
+			f.e.unpackedRows = layout != "row-packed"
+			tb := f.table(store.TableDef{Name: "cf", Super: true, Comparator: "BytesType", SubComparator: "BytesType"})
+			for r := 0; r < rows; r++ {
+				ops := make([]store.Op, 0, supers*subs)
+				for s := 0; s < supers; s++ {
+					for c := 0; c < subs; c++ {
+						ops = append(ops, store.Op{Kind: store.OpPut, Super: fmt.Appendf(nil, "s%02d", s), Name: fmt.Appendf(nil, "c%02d", c),
+							Value: value, Timestamp: 1, HasTimestamp: true})
+					}
+				}
+				f.apply(store.RowMutation{Table: tb, Key: fmt.Appendf(nil, "r%05d", r), Ops: ops})
+			}
+			var seed atomic.Int64
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				rng := rand.New(rand.NewSource(seed.Add(1)))
+				var out store.SliceResult
+				for pb.Next() {
+					q := store.SliceQuery{Super: fmt.Appendf(nil, "s%02d", rng.Intn(supers)), Names: [][]byte{fmt.Appendf(nil, "c%02d", rng.Intn(subs))}}
+					out.Reset()
+					if err := f.e.Slice(ctx, tb, fmt.Appendf(nil, "r%05d", rng.Intn(rows)), &q, &out); err != nil || len(out.Cells) != 1 {
+						b.Errorf("%d cells, %v", len(out.Cells), err)
+						return
+					}
+				}
+			})
+		})
+	}
+}
+
 // BenchmarkScanPage measures a page of cmd/thriftbench's range mode: 10
 // rows of 20 columns of 64 bytes from a random key on, over 10,000 such
 // rows.
