@@ -46,6 +46,10 @@ const (
 	// one cell rewrites it whole, so it stays small.
 	rowPackMaxCells = 128
 	rowPackMaxBytes = 16 << 10
+
+	// keptRowPackBuffers bounds the buffers a pooled reader keeps for
+	// the row packs it reads: room for a row pack and its body.
+	keptRowPackBuffers = 2*rowPackMaxBytes + 4<<10
 )
 
 // rowPackedTable reports whether a family keeps its small rows in row
@@ -299,8 +303,8 @@ func (r *reader) wholeRowPack() ([]packCell, bool, error) {
 	if r.rowPackRead {
 		return r.rowPackCells, r.rowPackWhole, nil
 	}
-	r.rowPackRead, r.rowPackWhole, r.rowPackCells = true, true, nil
-	key := append(append([]byte{}, r.rp...), kindCells)
+	r.rowPackRead, r.rowPackWhole, r.rowPackCells = true, true, r.rowPackCells[:0]
+	key := r.rowFloor()
 	item, err := r.txn.Get(key)
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return nil, true, nil
@@ -308,11 +312,12 @@ func (r *reader) wholeRowPack() ([]packCell, bool, error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("read row: %w", err)
 	}
-	val, err := item.ValueCopy(nil)
-	if err != nil {
+	// The reader's buffers serve one row after another (and the next
+	// reads, in the pool): what a read answers is copied out.
+	if r.rowPackVal, err = item.ValueCopy(r.rowPackVal[:0]); err != nil {
 		return nil, false, fmt.Errorf("read row: %w", err)
 	}
-	cells, dissolved, err := decodePack(val, nil, nil)
+	cells, dissolved, err := decodePack(r.rowPackVal, r.rowPackCells, &r.rowPackBody)
 	if err != nil {
 		return nil, false, fmt.Errorf("read row: key %x: %w", key, err)
 	}

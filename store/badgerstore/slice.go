@@ -30,9 +30,11 @@ type reader struct {
 
 	// rowPackRead: the row pack of a row-packed family was read
 	// (rowpack.go); rowPackWhole: the row is packed whole, its cells
-	// rowPackCells. rowFloorRoom holds the row pack's key (rowFloor).
+	// rowPackCells, which alias rowPackVal or rowPackBody. rowFloorRoom
+	// holds the row pack's key (rowFloor).
 	rowPackRead, rowPackWhole bool
 	rowPackCells              []packCell
+	rowPackVal, rowPackBody   []byte
 	rowFloorRoom              []byte
 
 	// val and rec hold the record of the named cell being read
@@ -119,7 +121,12 @@ func (e *Engine) takeReader() *reader {
 // points into its reader (keepCell copies).
 func (e *Engine) releaseReader(r *reader) {
 	val, buf, floor := r.val[:0], r.buf[:0], r.rowFloorRoom[:0]
+	packVal, packBody, packCells := r.rowPackVal[:0], r.rowPackBody[:0], r.rowPackCells[:0]
+	clear(packCells[:cap(packCells)])
 	*r = reader{rowFloorRoom: floor}
+	if cap(packVal)+cap(packBody) <= keptRowPackBuffers {
+		r.rowPackVal, r.rowPackBody, r.rowPackCells = packVal, packBody, packCells
+	}
 	if cap(val) <= keptReaderBuffer {
 		r.val = val
 	}
@@ -133,7 +140,7 @@ func (e *Engine) releaseReader(r *reader) {
 // It starts each row's read (a scan's reader reads row after row).
 func (r *reader) loadRow() error {
 	r.rowDel, r.ranges = noDeletion, nil
-	r.rowPackRead, r.rowPackWhole, r.rowPackCells = false, false, nil
+	r.rowPackRead, r.rowPackWhole, r.rowPackCells = false, false, r.rowPackCells[:0]
 	if !r.headers.mayHave(r.rp) {
 		return nil // headers.go
 	}
