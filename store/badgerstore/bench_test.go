@@ -342,16 +342,7 @@ func BenchmarkSuperInsertOne(b *testing.B) {
 				f.e.unpackedSupers = layout == "unpacked"
 				f.e.unpackedRows = layout != "row-packed"
 				tb := f.table(store.TableDef{Name: "cf", Super: true, Comparator: "BytesType", SubComparator: "BytesType"})
-				for r := 0; r < rows; r++ {
-					ops := make([]store.Op, 0, supers*filled)
-					for s := 0; s < supers; s++ {
-						for c := 0; c < filled; c++ {
-							ops = append(ops, store.Op{Kind: store.OpPut, Super: fmt.Appendf(nil, "s%02d", s), Name: fmt.Appendf(nil, "c%03d", 2*c),
-								Value: value, Timestamp: 1, HasTimestamp: true})
-						}
-					}
-					f.apply(store.RowMutation{Table: tb, Key: fmt.Appendf(nil, "r%05d", r), Ops: ops})
-				}
+				fillSuperRows(f, tb, rows, supers, filled, func(c int) []byte { return fmt.Appendf(nil, "c%03d", 2*c) }, value)
 				var ts atomic.Int64
 				ts.Store(time.Now().UnixMicro())
 				b.ResetTimer()
@@ -387,16 +378,7 @@ func BenchmarkSuperGetOne(b *testing.B) {
 			f := openTestEngine(b, b.TempDir(), "Murmur3Partitioner")
 			f.e.unpackedRows = layout != "row-packed"
 			tb := f.table(store.TableDef{Name: "cf", Super: true, Comparator: "BytesType", SubComparator: "BytesType"})
-			for r := 0; r < rows; r++ {
-				ops := make([]store.Op, 0, supers*subs)
-				for s := 0; s < supers; s++ {
-					for c := 0; c < subs; c++ {
-						ops = append(ops, store.Op{Kind: store.OpPut, Super: fmt.Appendf(nil, "s%02d", s), Name: fmt.Appendf(nil, "c%02d", c),
-							Value: value, Timestamp: 1, HasTimestamp: true})
-					}
-				}
-				f.apply(store.RowMutation{Table: tb, Key: fmt.Appendf(nil, "r%05d", r), Ops: ops})
-			}
+			fillSuperRows(f, tb, rows, supers, subs, func(c int) []byte { return fmt.Appendf(nil, "c%02d", c) }, value)
 			var seed atomic.Int64
 			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
@@ -412,6 +394,22 @@ func BenchmarkSuperGetOne(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+// fillSuperRows writes rows "r%05d" of family tb, each of supers super
+// columns "s%02d" of the subcolumns name(0) to name(subs-1), all holding
+// value at timestamp 1.
+func fillSuperRows(f *fixture, tb *store.Table, rows, supers, subs int, name func(c int) []byte, value []byte) {
+	for r := 0; r < rows; r++ {
+		ops := make([]store.Op, 0, supers*subs)
+		for s := 0; s < supers; s++ {
+			for c := 0; c < subs; c++ {
+				ops = append(ops, store.Op{Kind: store.OpPut, Super: fmt.Appendf(nil, "s%02d", s), Name: name(c),
+					Value: value, Timestamp: 1, HasTimestamp: true})
+			}
+		}
+		f.apply(store.RowMutation{Table: tb, Key: fmt.Appendf(nil, "r%05d", r), Ops: ops})
 	}
 }
 
