@@ -55,7 +55,7 @@ bench:
 # sockets, 32 connections, every mode on each server after BENCH_WARMUP,
 # the best of BENCH_ROUNDS rounds of BENCH_DURATION; ratios, what a call
 # cost each server and thriftd's RSS (docs/PERFORMANCE.md). Not part of
-# make test; about 8 minutes on 2 cores.
+# make test; about 9 minutes on 2 cores.
 # The Cassandra column is skipped loudly when the ref node cannot start
 # (or THRIFTBRIDGE_CASSANDRA=off); a node it starts keeps running until
 # make cassandra-stop.

@@ -31,8 +31,8 @@ const preloadCells = 256
 type params struct {
 	cfg        *loadConfig
 	names      [][]byte // the --columns column names
-	supers     [][]byte // the super column names of batch-super
-	subnames   [][]byte // the subcolumn names of batch-super
+	supers     [][]byte // the super column names of batch-super and get-super
+	subnames   [][]byte // the subcolumn names of batch-super and get-super
 	values     []byte   // the random bytes values are cut from
 	allColumns *cassandra.SlicePredicate
 }
@@ -353,6 +353,7 @@ func (t *target) families() []*cassandra.CfDef {
 		def(cfWrites, "Standard", "BytesType"),
 		def(cfSupers, "Super", "BytesType"),
 		def(cfCounters, "Standard", "CounterColumnType"),
+		def(cfPreloadedSupers, "Super", "BytesType"),
 	}
 }
 
@@ -423,18 +424,33 @@ func sameFamily(got, want *cassandra.CfDef) bool {
 	return colType == want.ColumnType && short(got.GetDefaultValidationClass()) == short(*want.DefaultValidationClass)
 }
 
-// preload writes the rows the read modes read, over every connection,
-// unless no selected mode reads them.
+// preload writes the rows the read modes read, over every connection:
+// those of Preloaded and those of PreloadedSupers, each only when a
+// selected mode reads them.
 func (t *target) preload(ctx context.Context) error {
-	needed := false
-	for _, m := range t.cfg.Modes {
-		needed = needed || modeNeedsPreload(m)
-	}
-	if t.cfg.Preload == 0 || !needed {
+	if t.cfg.Preload == 0 {
 		return nil
 	}
+	if anyMode(t.cfg.Modes, modeNeedsPreload) {
+		if err := t.preloadFamily(ctx, cfPreloaded, standardBatch, "columns", t.cfg.Columns); err != nil {
+			return err
+		}
+	}
+	if anyMode(t.cfg.Modes, modeNeedsSuperPreload) {
+		return t.preloadFamily(ctx, cfPreloadedSupers, superBatch, "super_columns", t.cfg.SuperColumns, "subcolumns", t.cfg.Subcolumns)
+	}
+	return nil
+}
+
+// preloadFamily writes the --preload rows of family by batch_mutate over
+// every connection, about preloadCells cells a call, all at one
+// timestamp. Each row holds the cells of row's mutations (those of a
+// batch mode: a row is what a batch call of that mode writes), with
+// values drawn as the writes draw theirs. shape, key-value pairs, says
+// in the log what a row holds.
+func (t *target) preloadFamily(ctx context.Context, family string, row func(*params) *batchMutations, shape ...any) error {
 	start := time.Now()
-	perCall := max(1, preloadCells/t.cfg.Columns)
+	perCall := max(1, preloadCells/len(row(t.p).cols)) // rows a call
 	var next atomic.Int64
 	ts := now()
 	g, gctx := errgroup.WithContext(ctx)
@@ -447,15 +463,12 @@ func (t *target) preload(ctx context.Context) error {
 				}
 				rows := map[string]map[string][]*cassandra.Mutation{}
 				for i := first; i < min(first+perCall, t.cfg.Preload); i++ {
-					muts := make([]*cassandra.Mutation, len(t.p.names))
-					for j, name := range t.p.names {
-						muts[j] = &cassandra.Mutation{ColumnOrSupercolumn: &cassandra.ColumnOrSuperColumn{
-							Column: &cassandra.Column{Name: name, Value: t.p.value(w.rng), Timestamp: &ts}}}
-					}
-					rows[string(preloadedKey(i))] = map[string][]*cassandra.Mutation{cfPreloaded: muts}
+					b := row(t.p)
+					b.set(t.p, w.rng, ts)
+					rows[string(preloadedKey(i))] = map[string][]*cassandra.Mutation{family: b.muts}
 				}
 				if err := w.c.BatchMutate(ctx, rows, cl); err != nil {
-					return fmt.Errorf("preload on %s: %w", t.addr, describeErr(err))
+					return fmt.Errorf("preload %s on %s: %w", family, t.addr, describeErr(err))
 				}
 			}
 			return gctx.Err()
@@ -464,7 +477,8 @@ func (t *target) preload(ctx context.Context) error {
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	t.log.Info("preloaded", "rows", t.cfg.Preload, "columns", t.cfg.Columns, "took", time.Since(start).Round(time.Millisecond))
+	attrs := append(append([]any{"family", family, "rows", t.cfg.Preload}, shape...), "took", time.Since(start).Round(time.Millisecond))
+	t.log.Info("preloaded", attrs...)
 	return nil
 }
 

@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -34,6 +37,7 @@ func TestCommandLineRefusals(t *testing.T) {
 		{[]string{"--values", "zeros"}, `--values must be repeat or distinct, not "zeros"`},
 		{[]string{"--range-rows", "100000"}, "--range-rows"},
 		{[]string{"--preload", "0", "--mode", "get"}, "--preload must be at least 1"},
+		{[]string{"--preload", "0", "--mode", "insert,get-super"}, "--mode get-super reads preloaded rows: --preload must be at least 1"},
 		{[]string{"--keyspace", "bad-name"}, "not a keyspace name"},
 		{[]string{"--keyspace", "system_auth"}, "system keyspaces"},
 		{[]string{"--addr", "no-port"}, "want host:port"},
@@ -90,6 +94,46 @@ func TestParseModes(t *testing.T) {
 	}
 	if len(modes) != len(allModes) {
 		t.Errorf("%d modes implemented, %d listed", len(modes), len(allModes))
+	}
+	// A new mode runs last, so that the modes before it are measured
+	// after what they always ran after.
+	if want := "insert,get,slice,batch,batch-super,range,counter,mixed,get-super"; strings.Join(allModes, ",") != want {
+		t.Errorf("all runs %s, want %s", strings.Join(allModes, ","), want)
+	}
+}
+
+// TestModesPreloadWhatTheyRead: get-super alone reads the preloaded super
+// rows, and the read modes of Standard families alone the standard ones.
+func TestModesPreloadWhatTheyRead(t *testing.T) {
+	for _, m := range allModes {
+		wantRows := m == "get" || m == "slice" || m == "range" || m == "mixed"
+		wantSupers := m == "get-super"
+		if modeNeedsPreload(m) != wantRows || modeNeedsSuperPreload(m) != wantSupers || modeReadsPreloaded(m) != (wantRows || wantSupers) {
+			t.Errorf("%s: preloads rows %v, super rows %v; want %v and %v", m, modeNeedsPreload(m), modeNeedsSuperPreload(m), wantRows, wantSupers)
+		}
+	}
+	if anyMode([]string{"insert", "get"}, modeNeedsSuperPreload) || !anyMode([]string{"insert", "get-super"}, modeNeedsSuperPreload) {
+		t.Error("anyMode does not find the mode that reads the super rows")
+	}
+}
+
+// TestFamiliesOfTheKeyspace: PreloadedSupers is a Super family of bytes,
+// marked as thriftbench's like every other.
+func TestFamiliesOfTheKeyspace(t *testing.T) {
+	tg := newTarget("x", "127.0.0.1:1", &loadConfig{Keyspace: "ks"}, slog.New(slog.DiscardHandler))
+	byName := map[string]*cassandra.CfDef{}
+	for _, cf := range tg.families() {
+		byName[cf.Name] = cf
+		if cf.Keyspace != "ks" || cf.GetComment() != familyComment || cf.GetKeyValidationClass() != "BytesType" || cf.ComparatorType != "BytesType" {
+			t.Errorf("family %s: %+v", cf.Name, cf)
+		}
+	}
+	if len(byName) != 5 {
+		t.Errorf("%d families, want 5", len(byName))
+	}
+	cf := byName[cfPreloadedSupers]
+	if cf == nil || cf.ColumnType != "Super" || cf.GetSubcomparatorType() != "BytesType" || cf.GetDefaultValidationClass() != "BytesType" {
+		t.Fatalf("%s: %+v", cfPreloadedSupers, cf)
 	}
 }
 
@@ -180,6 +224,31 @@ func TestComparisonTable(t *testing.T) {
 		if got, ok := met[g]; !ok || got != want {
 			t.Errorf("goal %q met=%v (present %v), want %v", g, got, ok, want)
 		}
+	}
+}
+
+// TestGetSuperHasNoGoal: get-super is measured and shown on every server,
+// with no goal, as batch and mixed are.
+func TestGetSuperHasNoGoal(t *testing.T) {
+	res := func(mode string, ops float64) modeResult { return modeResult{Mode: mode, OpsPerSec: ops} }
+	c := &comparison{
+		Config:    &loadConfig{Connections: 32, Modes: []string{"get", "batch", "get-super"}},
+		Thriftd:   &report{Target: "thriftd", Modes: []modeResult{res("get", 30000), res("batch", 9000), res("get-super", 24000)}},
+		Cassandra: &report{Target: "Cassandra 3.11", Modes: []modeResult{res("get", 10000), res("batch", 4000), res("get-super", 8000)}},
+		Echo:      &report{Target: "echo", Modes: []modeResult{res("get", 60000), res("batch", 12000), res("get-super", 48000)}},
+	}
+	c.fill()
+	var goals []string
+	for _, g := range c.Goals {
+		goals = append(goals, g.Goal)
+	}
+	if want := "thriftd/Cassandra get,thriftd/echo get"; strings.Join(goals, ",") != want {
+		t.Errorf("goals %q, want %s", goals, want)
+	}
+	var out bytes.Buffer
+	writeComparison(&out, c)
+	if row := "| get-super |         24000 |                 8000 |  3.00 |        48000 |          50% |           6.00 |"; !strings.Contains(out.String(), row) {
+		t.Errorf("comparison lacks %q:\n%s", row, out.String())
 	}
 }
 

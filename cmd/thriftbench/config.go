@@ -64,9 +64,9 @@ func registerLoadFlags(fs *flag.FlagSet, c *loadConfig, withAddr bool) {
 	fs.IntVar(&c.Columns, "columns", 20, "columns of a preloaded row, of a slice, of a batch and of a range row")
 	fs.IntVar(&c.ValueSize, "value-size", 64, "bytes of each column value")
 	fs.StringVar(&c.Values, "values", valuesRepeat, "what the values hold: "+valuesRepeat+" (one random value in every column, which compresses across the columns of a row) or "+valuesDistinct+" (a different random value in every column, which does not compress)")
-	fs.IntVar(&c.Preload, "preload", 10000, "rows of --columns columns written before the read modes (get, slice, range, mixed)")
-	fs.IntVar(&c.SuperColumns, "super-columns", 10, "super columns of a batch-super call")
-	fs.IntVar(&c.Subcolumns, "subcolumns", 10, "subcolumns of each super column of a batch-super call")
+	fs.IntVar(&c.Preload, "preload", 10000, "rows written before the read modes: of --columns columns for get, slice, range and mixed, of --super-columns x --subcolumns subcolumns for get-super")
+	fs.IntVar(&c.SuperColumns, "super-columns", 10, "super columns of a batch-super call and of a row get-super reads")
+	fs.IntVar(&c.Subcolumns, "subcolumns", 10, "subcolumns of each super column of a batch-super call and of a row get-super reads")
 	fs.IntVar(&c.RangeRows, "range-rows", 10, "rows of a range call")
 	fs.StringVar(&c.modeList, "mode", "all", "modes to run, comma-separated, in order: "+strings.Join(allModes, ",")+" (all: every mode)")
 	fs.StringVar(&c.Keyspace, "keyspace", "thriftbench", "keyspace to create, use and drop")
@@ -118,7 +118,7 @@ func (c *loadConfig) validate() error {
 		return usagef("--keyspace %q: the system keyspaces are not for benchmarks", c.Keyspace)
 	}
 	for _, m := range c.Modes {
-		if modeNeedsPreload(m) && c.Preload < 1 {
+		if modeReadsPreloaded(m) && c.Preload < 1 {
 			return usagef("--mode %s reads preloaded rows: --preload must be at least 1", m)
 		}
 	}

@@ -16,6 +16,9 @@ import (
 
 // directModes are the modes the direct CQL load has: the data calls of a
 // Thrift application as the CQL statements a gocql application writes.
+// Its statements are over thriftd's tables of Preloaded and Writes only,
+// so the modes of the Super and counter families (batch-super, get-super,
+// counter) and mixed are not among them: validateDirectModes refuses them.
 var directModes = map[string]directOp{
 	"insert": directInsert,
 	"get":    directGet,
@@ -117,10 +120,7 @@ func (d *directCQL) setup(ctx context.Context, t *target) error {
 	var name, value []byte
 	var ts int64
 	var ttl int
-	preloaded := false
-	for _, m := range d.cfg.Modes {
-		preloaded = preloaded || (modeNeedsPreload(m) && d.cfg.Preload > 0)
-	}
+	preloaded := d.cfg.Preload > 0 && anyMode(d.cfg.Modes, modeNeedsPreload)
 	if err := s.Query(d.get, preloadedKey(0), d.p.names[0]).ScanContext(ctx, &name, &value, &ts, &ttl); err != nil && preloaded {
 		return fmt.Errorf("read the first preloaded cell of thriftd's table %s on %s: %w", pre, d.hosts, err)
 	}

@@ -23,6 +23,7 @@ func TestDirectCommandLine(t *testing.T) {
 		{[]string{"compare", "--cql", "192.0.2.1:9042"}, "--cql \"192.0.2.1:9042\" is not a loopback address"},
 		{[]string{"compare", "--cql", "no-port"}, "want host:port"},
 		{[]string{"compare", "--cql", "127.0.0.1:9042", "--mode", "insert,counter"}, "--mode counter: the direct CQL load (--cql) has the modes insert, get, slice, batch, range"},
+		{[]string{"compare", "--cql", "127.0.0.1:9042", "--mode", "get,get-super"}, "--mode get-super: the direct CQL load (--cql) has the modes insert, get, slice, batch, range"},
 	} {
 		code, stdout, stderr := runCLI(t, tc.args...)
 		if code != exitUsage || !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "usage:") || stdout != "" {

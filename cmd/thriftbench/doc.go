@@ -32,6 +32,8 @@
 //	             each connection paging through the preloaded rows
 //	counter      add of 1 to one counter column of a random row of --keys
 //	mixed        40% get, 40% insert, 10% slice, 10% batch
+//	get-super    get of one subcolumn, by super column and name, of a
+//	             preloaded row of a super family
 //
 // A call answered with an exception counts as an error; one that breaks the
 // connection counts as an error and the connection is opened again. The
@@ -40,18 +42,21 @@
 // # Its keyspace
 //
 // thriftbench works in a keyspace of its own (--keyspace, "thriftbench"):
-// it creates it with four families (Preloaded, Writes, Supers, Counters),
-// writes --preload rows of --columns columns of --value-size bytes into
-// Preloaded for the read modes, and drops it at the end. The values are
-// random bytes, the same on every server for a --seed: with --values
-// repeat (the default) every column holds one value, so a row's cells
-// compress well, as rows of repeated names and numbers do; with --values
-// distinct every column written holds a value of its own, which does not
-// compress, the worst case for a server that compresses its data. It refuses to
-// touch a keyspace that already exists, which it did not create, unless
-// --reuse is given; a reused keyspace is not dropped. With --keep it does
-// not drop the keyspace it created either: the way to fill a store for
-// start-up.
+// it creates it with five families (Preloaded, Writes, Supers, Counters,
+// PreloadedSupers), writes --preload rows of --columns columns of
+// --value-size bytes into Preloaded when a mode reads them (get, slice,
+// range, mixed), and --preload rows of --super-columns super columns of
+// --subcolumns subcolumns into PreloadedSupers when get-super runs, and
+// drops it at the end. The values are random bytes, the same on every
+// server for a --seed: with --values repeat (the default) every column
+// holds one value, so a row's cells compress well, as rows of repeated
+// names and numbers do; with --values distinct every column written holds
+// a value of its own, which does not compress, the worst case for a
+// server that compresses its data. It refuses to touch a keyspace that
+// already exists, which it did not create, unless --reuse is given; a
+// reused keyspace gets the families it lacks, and is not dropped. With
+// --keep it does not drop the keyspace it created either: the way to fill
+// a store for start-up.
 //
 // # Start-up
 //
@@ -76,10 +81,11 @@
 // echo-server is a bare Thrift server of the Cassandra service built on
 // the Apache Thrift Go library with the same transport and protocol; every
 // method answers at once with an empty or fixed result shaped like the
-// request (get returns a column of --value-size bytes, get_slice and
-// get_range_slices as many columns and rows as asked). Loading it with the
-// same parameters measures what the protocol, the transport, the loopback
-// network and the load generator allow on this machine.
+// request (get returns a column of --value-size bytes, for a subcolumn's
+// path too; get_slice and get_range_slices as many columns and rows as
+// asked). Loading it with the same parameters measures what the protocol,
+// the transport, the loopback network and the load generator allow on
+// this machine.
 //
 // # Comparison
 //

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
@@ -27,6 +28,28 @@ func startTestEcho(t *testing.T) string {
 	return srv.Addr()
 }
 
+// TestEchoAnswersASubcolumnGet: a get of one subcolumn, as get-super
+// makes it, gets that subcolumn as a Column of --value-size bytes, as a
+// real server answers it, over a real socket.
+func TestEchoAnswersASubcolumnGet(t *testing.T) {
+	addr := startTestEcho(t)
+	ctx := context.Background()
+	c, err := dial(ctx, addr, "", testTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	path := &cassandra.ColumnPath{ColumnFamily: cfPreloadedSupers, SuperColumn: superName(3), Column: columnName(7)}
+	cosc, err := c.Get(ctx, preloadedKey(5), path, cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := cosc.Column
+	if col == nil || cosc.SuperColumn != nil || string(col.Name) != string(columnName(7)) || len(col.Value) != 64 || col.Timestamp == nil {
+		t.Fatalf("get of a subcolumn answered %+v", cosc)
+	}
+}
+
 // TestEveryModeAgainstEcho runs every mode for 300ms over real sockets
 // against an echo server and checks the report, not the speed.
 func TestEveryModeAgainstEcho(t *testing.T) {
@@ -47,7 +70,7 @@ func TestEveryModeAgainstEcho(t *testing.T) {
 	if len(rep.Modes) != len(allModes) {
 		t.Fatalf("%d modes reported, want %d", len(rep.Modes), len(allModes))
 	}
-	cellsPerOp := map[string]uint64{"insert": 1, "get": 1, "slice": 5, "batch": 5, "batch-super": 100, "range": 15, "counter": 1}
+	cellsPerOp := map[string]uint64{"insert": 1, "get": 1, "slice": 5, "batch": 5, "batch-super": 100, "range": 15, "counter": 1, "get-super": 1}
 	for i, m := range rep.Modes {
 		if m.Mode != allModes[i] {
 			t.Errorf("mode %d is %s, want %s", i, m.Mode, allModes[i])
@@ -241,7 +264,7 @@ func TestEveryModeOnRawBadger(t *testing.T) {
 			target.close(ctx)
 		}
 	}()
-	cellsPerOp := map[string]uint64{"insert": 1, "get": 1, "slice": 5, "batch": 5, "batch-super": 6, "counter": 1}
+	cellsPerOp := map[string]uint64{"insert": 1, "get": 1, "slice": 5, "batch": 5, "batch-super": 6, "counter": 1, "get-super": 1}
 	var adds uint64
 	for _, m := range allModes {
 		res := target.runMode(ctx, m, true)
@@ -262,9 +285,12 @@ func TestEveryModeOnRawBadger(t *testing.T) {
 	}
 	// The writes are in the database: the counters hold every add that
 	// succeeded, none lost to a conflict, and super rows hold every name.
+	// The preloaded rows are whole: 50 rows of 5 columns, and 50 super
+	// rows of 2 x 3 subcolumns.
 	db := target.raw.db
 	var counted uint64
 	var superCells, writeCells int
+	preloaded := map[byte]int{}
 	if err := db.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.DefaultIteratorOptions)
 		defer it.Close()
@@ -278,6 +304,8 @@ func TestEveryModeOnRawBadger(t *testing.T) {
 				superCells++
 			case rawWrites:
 				writeCells++
+			case rawPreloaded, rawPreloadedSupers:
+				preloaded[k[0]]++
 			}
 		}
 		return nil
@@ -287,11 +315,68 @@ func TestEveryModeOnRawBadger(t *testing.T) {
 	if counted != adds || superCells == 0 || superCells%6 != 0 || writeCells == 0 {
 		t.Errorf("after the run: counters sum to %d after %d adds, %d super cells (rows of 6), %d cells written", counted, adds, superCells, writeCells)
 	}
+	if preloaded[rawPreloaded] != 50*5 || preloaded[rawPreloadedSupers] != 50*2*3 {
+		t.Errorf("preloaded entries %d of Preloaded and %d of PreloadedSupers, want %d and %d",
+			preloaded[rawPreloaded], preloaded[rawPreloadedSupers], 50*5, 50*2*3)
+	}
 	if err := target.close(ctx); err != nil {
 		t.Fatal(err)
 	}
 	closed = true
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("raw Badger's directory outlived the run: %v", err)
+	}
+}
+
+// TestRawBadgerPreloadsWhatItsModesRead: the raw ceiling writes the
+// preloaded rows of a family only when a mode of the run reads them, as
+// the Thrift targets do, and get-super reads its subcolumns by name.
+func TestRawBadgerPreloadsWhatItsModesRead(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		modes         []string
+		rows, supers  int // entries of Preloaded and PreloadedSupers
+		readSubcolumn bool
+	}{
+		{modes: []string{"insert", "batch-super"}},
+		{modes: []string{"get"}, rows: 10 * 4},
+		{modes: []string{"get-super"}, supers: 10 * 2 * 3, readSubcolumn: true},
+		{modes: []string{"slice", "get-super"}, rows: 10 * 4, supers: 10 * 2 * 3, readSubcolumn: true},
+	} {
+		cfg := &loadConfig{Connections: 1, Preload: 10, Keys: 10, Columns: 4, ValueSize: 16, RangeRows: 2,
+			SuperColumns: 2, Subcolumns: 3, Values: valuesRepeat, Seed: 1, Modes: tc.modes}
+		target := newTarget("raw Badger", "in-process", cfg, slog.New(slog.DiscardHandler))
+		target.raw = newRawBadger(t.TempDir()+"/raw", cfg, slog.New(slog.DiscardHandler))
+		if err := target.setup(ctx); err != nil {
+			t.Fatalf("%v: %v", tc.modes, err)
+		}
+		count := func(family byte) int {
+			n := 0
+			if err := target.raw.db.View(func(txn *badger.Txn) error {
+				it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{family}})
+				defer it.Close()
+				for it.Rewind(); it.Valid(); it.Next() {
+					n++
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		if rows, supers := count(rawPreloaded), count(rawPreloadedSupers); rows != tc.rows || supers != tc.supers {
+			t.Errorf("%v: %d entries of Preloaded and %d of PreloadedSupers, want %d and %d", tc.modes, rows, supers, tc.rows, tc.supers)
+		}
+		if tc.readSubcolumn {
+			w := &rawWorker{rng: rand.New(rand.NewPCG(1, 2))}
+			for range 20 {
+				if cells, err := rawGetSuper(target.raw, w); cells != 1 || err != nil {
+					t.Fatalf("%v: get-super read %d cells: %v", tc.modes, cells, err)
+				}
+			}
+		}
+		if err := target.close(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -21,10 +21,11 @@ const maxEchoCells = 100000
 
 // echoHandler answers at once. The load generator's calls get a result
 // shaped like the request, so that the reply costs what a real one costs
-// on the wire: get a column of valueSize bytes, get_slice as many columns
-// as asked, get_range_slices as many rows of as many columns. Keyspaces
-// are remembered by name only, so that thriftbench can create, find and
-// drop its own. Everything else is zeroCassandra's empty answer.
+// on the wire: get a column of valueSize bytes (for a subcolumn's path
+// too, as get-super asks), get_slice as many columns as asked,
+// get_range_slices as many rows of as many columns. Keyspaces are
+// remembered by name only, so that thriftbench can create, find and drop
+// its own. Everything else is zeroCassandra's empty answer.
 type echoHandler struct {
 	zeroCassandra
 	value []byte
@@ -77,6 +78,9 @@ func (h *echoHandler) SystemDropKeyspace(_ context.Context, name string) (string
 	return "echo", nil
 }
 
+// Get answers with the column the path names. A path of a super column
+// and a subcolumn gets that subcolumn alone, as a Column, which is how a
+// server answers a get of one subcolumn; its SuperColumn takes no part.
 func (h *echoHandler) Get(_ context.Context, _ []byte, path *cassandra.ColumnPath, _ cassandra.ConsistencyLevel) (*cassandra.ColumnOrSuperColumn, error) {
 	ts := int64(1)
 	name := []byte{}

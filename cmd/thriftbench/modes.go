@@ -8,13 +8,15 @@ import (
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
-// The families of the benchmark keyspace. Preloaded is only read, so the
-// read modes see the same rows on every server whatever ran before them.
+// The families of the benchmark keyspace. Preloaded and PreloadedSupers
+// are only read, so the read modes see the same rows on every server
+// whatever ran before them.
 const (
-	cfPreloaded = "Preloaded"
-	cfWrites    = "Writes"
-	cfSupers    = "Supers"
-	cfCounters  = "Counters"
+	cfPreloaded       = "Preloaded"
+	cfWrites          = "Writes"
+	cfSupers          = "Supers"
+	cfCounters        = "Counters"
+	cfPreloadedSupers = "PreloadedSupers"
 )
 
 // familyComment marks the families thriftbench creates.
@@ -28,13 +30,17 @@ type opFunc func(ctx context.Context, w *worker) (cells int, err error)
 
 // mode is one kind of load.
 type mode struct {
-	// preload: the mode reads the preloaded rows.
-	preload bool
-	op      opFunc
+	// preload: the mode reads the preloaded rows of Preloaded;
+	// preloadSupers: those of PreloadedSupers. Each family is preloaded
+	// only when a selected mode reads it.
+	preload, preloadSupers bool
+	op                     opFunc
 }
 
-// allModes is every mode, in the order "all" runs them.
-var allModes = []string{"insert", "get", "slice", "batch", "batch-super", "range", "counter", "mixed"}
+// allModes is every mode, in the order "all" runs them. A new mode goes
+// at the end, so that the modes before it keep the conditions they were
+// measured in (what ran before them on the same server).
+var allModes = []string{"insert", "get", "slice", "batch", "batch-super", "range", "counter", "mixed", "get-super"}
 
 var modes = map[string]mode{
 	"insert":      {op: opInsert},
@@ -45,9 +51,27 @@ var modes = map[string]mode{
 	"range":       {preload: true, op: opRange},
 	"counter":     {op: opCounter},
 	"mixed":       {preload: true, op: opMixed},
+	"get-super":   {preloadSupers: true, op: opGetSuper},
 }
 
-func modeNeedsPreload(name string) bool { return modes[name].preload }
+func modeNeedsPreload(name string) bool      { return modes[name].preload }
+func modeNeedsSuperPreload(name string) bool { return modes[name].preloadSupers }
+
+// modeReadsPreloaded reports whether the mode reads preloaded rows of
+// either family, which --preload 0 leaves empty.
+func modeReadsPreloaded(name string) bool {
+	return modeNeedsPreload(name) || modeNeedsSuperPreload(name)
+}
+
+// anyMode reports whether needs holds for one of the named modes.
+func anyMode(names []string, needs func(name string) bool) bool {
+	for _, m := range names {
+		if needs(m) {
+			return true
+		}
+	}
+	return false
+}
 
 // Row keys and column names have a fixed width, so every server stores
 // the same bytes whatever the random choice.
@@ -70,6 +94,23 @@ func opGet(ctx context.Context, w *worker) (int, error) {
 	}
 	if cosc.Column == nil {
 		return 0, fmt.Errorf("get returned no column")
+	}
+	return 1, nil
+}
+
+// opGetSuper reads one subcolumn by name, as legacy applications read
+// super columns: the path names the super column and the subcolumn, and
+// the answer is that subcolumn alone.
+func opGetSuper(ctx context.Context, w *worker) (int, error) {
+	path := &cassandra.ColumnPath{ColumnFamily: cfPreloadedSupers,
+		SuperColumn: w.p.supers[w.rng.IntN(len(w.p.supers))],
+		Column:      w.p.subnames[w.rng.IntN(len(w.p.subnames))]}
+	cosc, err := w.c.Get(ctx, preloadedKey(w.rng.IntN(w.p.cfg.Preload)), path, cl)
+	if err != nil {
+		return 0, err
+	}
+	if cosc.Column == nil {
+		return 0, fmt.Errorf("get of a subcolumn returned no column")
 	}
 	return 1, nil
 }
@@ -136,10 +177,13 @@ func superBatch(p *params) *batchMutations {
 }
 
 // fill gives every column a value and the call's timestamp.
-func (b *batchMutations) fill(w *worker) {
-	b.ts = now()
+func (b *batchMutations) fill(w *worker) { b.set(w.p, w.rng, now()) }
+
+// set gives every column a value drawn from rng and the timestamp ts.
+func (b *batchMutations) set(p *params, rng *rand.Rand, ts int64) {
+	b.ts = ts
 	for _, c := range b.cols {
-		c.Value = w.p.value(w.rng)
+		c.Value = p.value(rng)
 	}
 }
 

@@ -30,12 +30,14 @@ import (
 // timestamps, tombstones or validation: what thriftd does beyond that is
 // the distance from the ceiling.
 
-// rawFamily is the first byte of a raw entry's key.
+// rawFamily is the first byte of a raw entry's key: one for each family
+// of the keyspace.
 const (
-	rawPreloaded = 'P'
-	rawWrites    = 'W'
-	rawSupers    = 'S'
-	rawCounters  = 'C'
+	rawPreloaded       = 'P'
+	rawWrites          = 'W'
+	rawSupers          = 'S'
+	rawCounters        = 'C'
+	rawPreloadedSupers = 'U'
 )
 
 // rawConflictRetries bounds the retries of an add that lost a conflict.
@@ -55,6 +57,7 @@ var rawModes = map[string]rawOp{
 	"range":       rawRange,
 	"counter":     rawCounter,
 	"mixed":       rawMixed,
+	"get-super":   rawGetSuper,
 }
 
 // rawBadger is compare's raw Badger load.
@@ -94,39 +97,49 @@ func (r *rawBadger) setup(ctx context.Context, t *target) error {
 	}
 	r.db = db
 	t.version = "none: Badger alone"
-	if !r.preloads() {
-		return nil
-	}
-	start := time.Now()
+	// One stream of values for both families, the same on every run of a
+	// seed.
 	rng := rand.New(rand.NewPCG(r.cfg.Seed, 0))
-	wb := db.NewWriteBatch()
+	if anyMode(r.cfg.Modes, modeNeedsPreload) {
+		// A nil super column: the names are the row's own.
+		if err := r.preload(ctx, rawPreloaded, [][]byte{nil}, r.p.names, rng, "family", cfPreloaded, "columns", r.cfg.Columns); err != nil {
+			return err
+		}
+	}
+	if anyMode(r.cfg.Modes, modeNeedsSuperPreload) {
+		return r.preload(ctx, rawPreloadedSupers, r.p.supers, r.p.subnames, rng,
+			"family", cfPreloadedSupers, "super_columns", r.cfg.SuperColumns, "subcolumns", r.cfg.Subcolumns)
+	}
+	return nil
+}
+
+// preload writes the --preload rows of family in one write batch, one
+// entry a cell: each of names under each of supers, with values drawn
+// from rng. shape, key-value pairs, says in the log which family of the
+// Thrift calls it stands for and what a row holds.
+func (r *rawBadger) preload(ctx context.Context, family byte, supers, names [][]byte, rng *rand.Rand, shape ...any) error {
+	start := time.Now()
+	wb := r.db.NewWriteBatch()
 	defer wb.Cancel()
 	for i := range r.cfg.Preload {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		row := preloadedKey(i)
-		for _, name := range r.p.names {
-			if err := wb.Set(rawCellKey(nil, rawPreloaded, row, nil, name), r.p.value(rng)); err != nil {
-				return fmt.Errorf("preload raw Badger: %w", err)
+		for _, super := range supers {
+			for _, name := range names {
+				if err := wb.Set(rawCellKey(nil, family, row, super, name), r.p.value(rng)); err != nil {
+					return fmt.Errorf("preload raw Badger: %w", err)
+				}
 			}
 		}
 	}
 	if err := wb.Flush(); err != nil {
 		return fmt.Errorf("preload raw Badger: %w", err)
 	}
-	r.log.Info("preloaded", "rows", r.cfg.Preload, "columns", r.cfg.Columns, "took", time.Since(start).Round(time.Millisecond))
+	attrs := append(append([]any{"rows", r.cfg.Preload}, shape...), "took", time.Since(start).Round(time.Millisecond))
+	r.log.Info("preloaded", attrs...)
 	return nil
-}
-
-// preloads reports whether a mode of the run reads the preloaded rows.
-func (r *rawBadger) preloads() bool {
-	for _, m := range r.cfg.Modes {
-		if modeNeedsPreload(m) {
-			return true
-		}
-	}
-	return false
 }
 
 // runMode runs one mode: the warm-up if warm, then the measured phase.
@@ -175,8 +188,21 @@ func rawInsert(r *rawBadger, w *rawWorker) (int, error) {
 
 func rawGet(r *rawBadger, w *rawWorker) (int, error) {
 	w.key = rawCellKey(w.key[:0], rawPreloaded, preloadedKey(w.rng.IntN(r.cfg.Preload)), nil, r.p.names[w.rng.IntN(len(r.p.names))])
-	return 1, r.db.View(func(txn *badger.Txn) error {
-		item, err := txn.Get(w.key)
+	return 1, r.getEntry(w.key)
+}
+
+// rawGetSuper reads one subcolumn of a preloaded super row by name: a
+// point get of its entry, as rawGet reads a column.
+func rawGetSuper(r *rawBadger, w *rawWorker) (int, error) {
+	w.key = rawCellKey(w.key[:0], rawPreloadedSupers, preloadedKey(w.rng.IntN(r.cfg.Preload)),
+		r.p.supers[w.rng.IntN(len(r.p.supers))], r.p.subnames[w.rng.IntN(len(r.p.subnames))])
+	return 1, r.getEntry(w.key)
+}
+
+// getEntry reads the value of one entry, which must be there.
+func (r *rawBadger) getEntry(key []byte) error {
+	return r.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(key)
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
 
 func TestValuesRepeatIsOneValue(t *testing.T) {
@@ -84,6 +86,46 @@ func TestBatchMutationsTakeNewValuesEachCall(t *testing.T) {
 					t.Fatalf("super column %d: %q with %d subcolumns", i, sc.Name, len(sc.Columns))
 				}
 			}
+		}
+	}
+}
+
+// TestPreloadRowsHoldEveryCell: a preloaded row is the mutations of its
+// family's batch mode, set once with values and the preload's timestamp:
+// a row of Preloaded holds every --columns column, a row of
+// PreloadedSupers every super column with every subcolumn.
+func TestPreloadRowsHoldEveryCell(t *testing.T) {
+	p := newParams(&loadConfig{ValueSize: 16, Values: valuesDistinct, Seed: 1, Columns: 5, SuperColumns: 3, Subcolumns: 4})
+	rng := rand.New(rand.NewPCG(1, 2))
+	const ts = 1234
+	check := func(what string, c *cassandra.Column, name []byte) {
+		t.Helper()
+		if !bytes.Equal(c.Name, name) || len(c.Value) != 16 || c.Timestamp == nil || *c.Timestamp != ts {
+			t.Errorf("%s: column %q of %d bytes at %v, want %q of 16 bytes at %d", what, c.Name, len(c.Value), c.Timestamp, name, ts)
+		}
+	}
+
+	row := standardBatch(p)
+	row.set(p, rng, ts)
+	if len(row.muts) != 5 {
+		t.Fatalf("a standard row of %d mutations, want 5", len(row.muts))
+	}
+	for i, m := range row.muts {
+		check("standard row", m.ColumnOrSupercolumn.Column, columnName(i))
+	}
+
+	row = superBatch(p)
+	row.set(p, rng, ts)
+	if len(row.muts) != 3 || len(row.cols) != 12 {
+		t.Fatalf("a super row of %d super columns and %d subcolumns, want 3 and 12", len(row.muts), len(row.cols))
+	}
+	for i, m := range row.muts {
+		sc := m.ColumnOrSupercolumn.SuperColumn
+		if sc == nil || !bytes.Equal(sc.Name, superName(i)) || len(sc.Columns) != 4 {
+			t.Fatalf("super column %d: %+v", i, sc)
+		}
+		for j, c := range sc.Columns {
+			check(string(sc.Name), c, columnName(j))
 		}
 	}
 }
