@@ -69,12 +69,17 @@ type MemorySizing struct {
 	// Compactors is the number of concurrent compactions.
 	Compactors int
 	// LevelZeroTables is how many tables (flushed memtables) level 0
-	// holds before they are compacted into level 1; writes stall at three
-	// times as many. Badger's 5 made batch loads spend their time in
-	// compactions of level 0: at 10, 28% more 10x10 super batches per
-	// second over 30 s on a fresh store, 55-65% more standard batches
-	// after other writes, reads unchanged (docs/PERFORMANCE-LOG.md,
-	// "Level 0 compacted at 10 tables").
+	// holds before they are compacted into the next level; writes stall
+	// at three times as many. Badger's point read looks in every table
+	// of level 0 whose bloom filter may hold the key, and does not stop
+	// at the newest version, so a write that reads its row first (a row
+	// pack, a counter) pays for every table there: under minutes of
+	// super batches into stored rows, the rate fell with each table
+	// level 0 gained, and at 10 tables runs of 30 rounds collapsed to
+	// 3-5k calls/s for their last rounds. At 5, Badger's own default,
+	// they kept 9-19k (mean 12.1-15.1k against 9.4-13.2k), while short
+	// rounds of every mode measured as before (docs/PERFORMANCE-LOG.md,
+	// "Level 0 back at 5 tables").
 	LevelZeroTables int
 	// ValueLogFile is the size of a value log file. Values of 1 MiB and
 	// more go to the value log, a memory-mapped file whose written pages
@@ -98,25 +103,24 @@ type MemorySizing struct {
 // (64 MiB at most each), a sixty-fourth for the counter filters (32 MiB
 // at most) and a hundred-and-twenty-eighth for the row mark filters (16
 // MiB at most), two compactors, a quarter for the resident pages of
-// mapped files; level 0 compacted at 10 tables.
+// mapped files; level 0 compacted at 5 tables.
 func SizeMemory(budget int64) MemorySizing {
 	if budget <= 0 {
 		budget = DefaultMemoryBudget
 	}
 	budget = max(budget, minMemoryBudget)
 	s := MemorySizing{
-		Budget:        budget,
-		MemTable:      min(max(budget/8, 8<<20), 256<<20),
-		NumMemtables:  1,
-		BlockCache:    budget / 8,
-		CounterCache:  min(budget/32, 64<<20),
-		PackCache:     min(budget/32, 64<<20),
-		CellCache:     min(budget/8, 256<<20),
-		CounterFilter: min(budget/64, 32<<20),
-		MarkFilter:    min(budget/128, 16<<20),
-		Compactors:    2,
-		// A bloom filter per table keeps a point read over level 0 cheap.
-		LevelZeroTables: 10,
+		Budget:          budget,
+		MemTable:        min(max(budget/8, 8<<20), 256<<20),
+		NumMemtables:    1,
+		BlockCache:      budget / 8,
+		CounterCache:    min(budget/32, 64<<20),
+		PackCache:       min(budget/32, 64<<20),
+		CellCache:       min(budget/8, 256<<20),
+		CounterFilter:   min(budget/64, 32<<20),
+		MarkFilter:      min(budget/128, 16<<20),
+		Compactors:      2,
+		LevelZeroTables: 5,
 		ValueLogFile:    min(max(budget/4, 32<<20), 1<<30-1),
 	}
 	s.MappedFiles = budget / 4
