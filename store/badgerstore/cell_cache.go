@@ -30,11 +30,14 @@ import (
 // old id are never asked for again, and random replacement (recent_cache.go)
 // reclaims their room.
 //
-// Counter families (whose adds have the counter cache) and super
-// families (whose subcolumns mostly live in packs, which have the pack
+// Counter families (whose adds have the counter cache) and the cells of
+// super families (whose subcolumns live in packs, which have the pack
 // cache) are left out. Reads of several cells of a row, and slices, keep
 // to one snapshot and read no cells from the cache; the cache keeps the
 // images of small rows for them, under the same stamps (row_image.go).
+// It also keeps, under the same stamps and their own keys, the row packs
+// that reads of one row of a Super family read (rowpack.go): a get of a
+// subcolumn by name then reads neither Badger nor its memtables.
 
 // cellCache is the engine's cache of cells read; a nil one holds nothing.
 type cellCache struct {

@@ -194,15 +194,37 @@ func TestCellCacheChangesNoResult(t *testing.T) {
 // cells at once. A read never returns a cell older than the last write
 // acknowledged before it began, nor older than what the same reader read
 // before, while the readers are answered from the cache between writes.
+//
+// In a Super family of row packs the cell is a subcolumn, and its gets
+// read the row pack, which the cache keeps too.
 func TestCellCacheAfterAcknowledgedWrites(t *testing.T) {
+	t.Run("standard", func(t *testing.T) { checkCacheAfterAcknowledgedWrites(t, nil) })
+	t.Run("row packs", func(t *testing.T) { checkCacheAfterAcknowledgedWrites(t, []byte("s")) })
+}
+
+// checkCacheAfterAcknowledgedWrites is TestCellCacheAfterAcknowledgedWrites
+// in a standard family (super nil) or in the super column super of a
+// Super family.
+func checkCacheAfterAcknowledgedWrites(t *testing.T, super []byte) {
 	f := newFixture(t)
-	tb := f.table(store.TableDef{Name: "cf", Comparator: "BytesType"})
+	def := store.TableDef{Name: "cf", Comparator: "BytesType"}
+	if super != nil {
+		def.Super, def.SubComparator = true, "BytesType"
+	}
+	tb := f.table(def)
+	if super != nil && !rowPackedTable(tb) {
+		t.Fatal("a new Super family has no row packs")
+	}
 	const rows, writes, readers = 8, 300, 4
 	var acked [rows]atomic.Int64
 	put := func(row int, ts int64) error {
 		v := binary.BigEndian.AppendUint64(nil, uint64(ts))
 		return f.e.Apply(context.Background(), &store.Batch{Rows: []store.RowMutation{{Table: tb, Key: fmt.Appendf(nil, "row%d", row),
-			Ops: []store.Op{{Kind: store.OpPut, Name: []byte("c"), Value: v, Timestamp: ts, HasTimestamp: true}}}}})
+			Ops: []store.Op{{Kind: store.OpPut, Super: super, Name: []byte("c"), Value: v, Timestamp: ts, HasTimestamp: true}}}}})
+	}
+	get := func(row int) string {
+		res := enginetest.Slice(t, f.e, tb, fmt.Sprintf("row%d", row), store.SliceQuery{Super: super, Names: [][]byte{[]byte("c")}, Count: all})
+		return enginetest.CellsString(res.Cells)
 	}
 	for row := range rows {
 		if err := put(row, 1); err != nil {
@@ -244,9 +266,9 @@ func TestCellCacheAfterAcknowledgedWrites(t *testing.T) {
 				var res store.SliceResult
 				// Gets of the cell, and slices of its row, which read the
 				// row's image.
-				q := &store.SliceQuery{Names: [][]byte{[]byte("c")}, Count: 1}
+				q := &store.SliceQuery{Super: super, Names: [][]byte{[]byte("c")}, Count: 1}
 				if rng.Intn(2) == 0 {
-					q = &store.SliceQuery{Count: all}
+					q = &store.SliceQuery{Super: super, Count: all}
 				}
 				if err := f.e.Slice(context.Background(), tb, fmt.Appendf(nil, "row%d", row), q, &res); err != nil || len(res.Cells) != 1 {
 					errs <- fmt.Errorf("read row%d: %d cells, %v", row, len(res.Cells), err)
@@ -280,7 +302,7 @@ func TestCellCacheAfterAcknowledgedWrites(t *testing.T) {
 	hits := before.hits + before.rowHits
 	for row := range rows {
 		for range 3 {
-			if got := getOne(t, f.e, tb, fmt.Sprintf("row%d", row), "c"); !strings.HasSuffix(got, fmt.Sprintf("@%d", writes)) {
+			if got := get(row); !strings.HasSuffix(got, fmt.Sprintf("@%d", writes)) {
 				t.Fatalf("row%d after the writes: %s, want the write of %d", row, got, writes)
 			}
 		}

@@ -152,3 +152,107 @@ func applyToBoth(t *testing.T, engines [2]*Engine, tables [2]*store.Table, batch
 		}
 	}
 }
+
+// TestRowPacksFromTheCellCacheChangeNoResult runs the same random writes,
+// deletions, expiring subcolumns, failed batches, rows dissolved past
+// their bounds and collections on two stores of row packs on one clock,
+// one without a cell cache, and compares a get of every subcolumn of
+// every row after each step, twice, so that the second is answered from
+// the row pack the first put in the cache, and the whole rows.
+func TestRowPacksFromTheCellCacheChangeNoResult(t *testing.T) {
+	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	grace := int32(5)
+	var engines [2]*Engine
+	var tables [2]*store.Table
+	for i := range engines {
+		e := openLayoutDeferring(t, t.TempDir(), false, clock, i == 0)
+		t.Cleanup(func() { e.Close() })
+		e.unpackedRows = false
+		engines[i] = e
+		tables[i] = enginetest.CreateTable(t, e, store.TableDef{Name: "S", Comparator: "UTF8Type", Super: true,
+			SubComparator: "UTF8Type", GCGraceSeconds: &grace})
+	}
+	engines[1].cells = nil
+	rng := rand.New(rand.NewSource(13))
+	supers := []string{"s1", "s2", "s3"}
+	names := []string{"c0", "c1", "c2", "c3", "c4"}
+	rows := []string{"r0", "r1", "r2", "wide"}
+	ts := func() int64 { return clock.Now().UnixMicro() - int64(rng.Intn(3000)) }
+	rowOps := func() []store.Op {
+		var ops []store.Op
+		for n := 1 + rng.Intn(6); n > 0; n-- {
+			op := store.Op{Super: []byte(supers[rng.Intn(len(supers))]), Name: []byte(names[rng.Intn(len(names))]),
+				Timestamp: ts(), HasTimestamp: true}
+			switch r := rng.Intn(100); {
+			case r < 70:
+				op.Kind, op.Value = store.OpPut, []byte(fmt.Sprint(rng.Intn(100)))
+				if rng.Intn(4) == 0 {
+					op.TTL = int32(1 + rng.Intn(3))
+				}
+			case r < 85:
+				op.Kind = store.OpDeleteCell
+			case r < 93:
+				op.Kind, op.Name = store.OpDeleteSuper, nil
+			case r < 96:
+				op.Kind, op.Super, op.Name = store.OpDeleteRow, nil, nil
+			default:
+				op.Kind, op.Super, op.Name = store.OpDeleteRange, nil, nil
+				op.Start, op.Finish = []byte("s2"), []byte("s2")
+			}
+			ops = append(ops, op)
+		}
+		return ops
+	}
+	collected, dissolvedAt := 0, -1
+	for step := 0; step < 500; step++ {
+		key := rows[rng.Intn(len(rows))]
+		ops := rowOps()
+		if step == 250 {
+			// The row "wide" outgrows a row pack and dissolves for good.
+			key = "wide"
+			for i := range rowPackMaxCells + 1 {
+				ops = append(ops, store.Op{Kind: store.OpPut, Super: []byte("s9"), Name: fmt.Appendf(nil, "w%03d", i),
+					Value: []byte("w"), Timestamp: ts(), HasTimestamp: true})
+			}
+			dissolvedAt = step
+		}
+		batch := []store.RowMutation{{Key: []byte(key), Ops: ops}}
+		failed := rng.Intn(12) == 0 && step != dissolvedAt
+		if failed {
+			// The row pack is written, then the transaction fails.
+			batch = append(batch, store.RowMutation{Key: []byte(rows[rng.Intn(len(rows))]), Ops: []store.Op{{Kind: store.OpKind(250)}}})
+		}
+		applyToBoth(t, engines, tables, batch, failed, step)
+		clock.Advance(time.Duration(rng.Intn(300)) * time.Millisecond)
+		if rng.Intn(60) == 0 {
+			collected += collectAfterGrace(t, engines, clock, grace)
+		}
+		for _, row := range rows {
+			for _, super := range supers {
+				for _, name := range names {
+					q := store.SliceQuery{Super: []byte(super), Names: [][]byte{[]byte(name)}, Count: all}
+					for pass := 0; pass < 2; pass++ {
+						with := enginetest.CellsString(enginetest.Slice(t, engines[0], tables[0], row, q).Cells)
+						without := enginetest.CellsString(enginetest.Slice(t, engines[1], tables[1], row, q).Cells)
+						if with != without {
+							t.Fatalf("step %d, row %s, %s:%s, read %d:\nwith the cache    %q\nwithout the cache %q", step, row, super, name, pass+1, with, without)
+						}
+					}
+				}
+			}
+			var got [2]string
+			for i, e := range engines {
+				got[i] = enginetest.SupersString(enginetest.Slice(t, e, tables[i], row, store.SliceQuery{Count: all}).Supers)
+			}
+			if got[0] != got[1] {
+				t.Fatalf("step %d, row %s:\nwith the cache    %s\nwithout the cache %s", step, row, got[0], got[1])
+			}
+		}
+	}
+	whole, dissolved := rowPackEntries(t, engines[0], tables[0])
+	st := engines[0].cells.stats()
+	if st.hits == 0 || collected == 0 || whole == 0 || dissolved != 1 {
+		t.Fatalf("the test missed a path: cell cache %+v, cells collected %d, row packs %d whole and %d dissolved", st, collected, whole, dissolved)
+	}
+	t.Logf("cell cache: %+v; cells collected: %d", st, collected)
+}

@@ -295,7 +295,10 @@ func isHeaderSuffix(t *store.Table, k []byte) bool {
 
 // wholeRowPack returns the cells of the reader's row when its family has
 // row packs and the row is packed whole (true; no cells for a row with
-// none), reading its row pack once.
+// none), reading its row pack once. A read of one row (Slice) takes it
+// from the cell cache when the cache holds it for the reader's ticket,
+// and puts there what it read from Badger (cell_cache.go): the decoding
+// stays, the point read goes.
 func (r *reader) wholeRowPack() ([]packCell, bool, error) {
 	if !rowPackedTable(r.t) {
 		return nil, false, nil
@@ -305,17 +308,25 @@ func (r *reader) wholeRowPack() ([]packCell, bool, error) {
 	}
 	r.rowPackRead, r.rowPackWhole, r.rowPackCells = true, true, r.rowPackCells[:0]
 	key := r.rowFloor()
-	item, err := r.txn.Get(key)
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return nil, true, nil
-	}
-	if err != nil {
-		return nil, false, fmt.Errorf("read row: %w", err)
-	}
 	// The reader's buffers serve one row after another (and the next
 	// reads, in the pool): what a read answers is copied out.
-	if r.rowPackVal, err = item.ValueCopy(r.rowPackVal[:0]); err != nil {
-		return nil, false, fmt.Errorf("read row: %w", err)
+	cached := r.rowPacks != nil && r.rowPacks.read(&r.ticket, key, func(v []byte) {
+		r.rowPackVal = append(r.rowPackVal[:0], v...)
+	})
+	if !cached {
+		item, err := r.txn.Get(key)
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return nil, true, nil
+		}
+		if err != nil {
+			return nil, false, fmt.Errorf("read row: %w", err)
+		}
+		if r.rowPackVal, err = item.ValueCopy(r.rowPackVal[:0]); err != nil {
+			return nil, false, fmt.Errorf("read row: %w", err)
+		}
+		if r.rowPacks != nil {
+			r.rowPacks.put(&r.ticket, key, r.rowPackVal, item.ExpiresAt())
+		}
 	}
 	cells, dissolved, err := decodePack(r.rowPackVal, r.rowPackCells, &r.rowPackBody)
 	if err != nil {

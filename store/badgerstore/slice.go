@@ -56,6 +56,10 @@ type reader struct {
 	cells  *cellCache
 	images *cellCache
 	ticket cellTicket
+	// rowPacks, when set with the ticket, lets wholeRowPack take the
+	// row pack from the cell cache, and put there the one it read from
+	// Badger (rowpack.go).
+	rowPacks *cellCache
 	// cellPrefix, lower and upper hold the keys of a walk of a row's
 	// cells (sliceRowCells, sliceCells), and cur the cursor of a forward
 	// walk on fwd, with its buffers (curBusy while a walk has it): the
@@ -236,11 +240,13 @@ func (e *Engine) Slice(ctx context.Context, t *store.Table, key []byte, q *store
 	}
 	// A read of a standard row takes its cell cache ticket before its
 	// snapshot (cell_cache.go), and is answered from the row's image
-	// when the cache has one (row_image.go).
+	// when the cache has one (row_image.go). A read of a row-packed row
+	// takes one too, for its row pack (rowpack.go).
 	r := e.takeReader()
 	defer e.releaseReader(r)
 	mark := noMark
-	if e.cells != nil && q.Super == nil && cacheableCells(t) {
+	switch {
+	case e.cells != nil && q.Super == nil && cacheableCells(t):
 		r.rp, _ = e.rowPrefix(r.rpBuf[:0], t, key)
 		r.ticket = e.cells.ticket(r.rp)
 		done, m, err := e.sliceFromImage(t, r.rp, &r.ticket, q, out)
@@ -248,6 +254,10 @@ func (e *Engine) Slice(ctx context.Context, t *store.Table, key []byte, q *store
 			return err
 		}
 		mark = m
+	case e.cells != nil && rowPackedTable(t):
+		r.rp, _ = e.rowPrefix(r.rpBuf[:0], t, key)
+		r.ticket = e.cells.ticket(r.rp)
+		r.rowPacks = e.cells
 	}
 	snap := e.acquireRead()
 	defer e.releaseRead(snap)
@@ -272,7 +282,7 @@ func (e *Engine) Slice(ctx context.Context, t *store.Table, key []byte, q *store
 		}
 	}
 	switch {
-	case len(q.Names) == 1:
+	case len(q.Names) == 1 && cacheableCells(t):
 		r.cells = e.cells
 	case r.ticket.ok && takesImage(t, q):
 		r.images = e.cells
