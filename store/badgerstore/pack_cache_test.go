@@ -51,32 +51,12 @@ func TestPackCacheChangesNoResult(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
 	supers := []string{"s1", "s2", "s3"}
 	rows := []string{"r0", "r1", "r2"}
-	ts := func() int64 { return clock.Now().UnixMicro() - int64(rng.Intn(3000)) }
-	rowOps := func() []store.Op {
-		var ops []store.Op
-		for n := 1 + rng.Intn(10); n > 0; n-- {
-			op := store.Op{Super: []byte(supers[rng.Intn(len(supers))]), Name: []byte(fmt.Sprint("c", rng.Intn(12))),
-				Timestamp: ts(), HasTimestamp: true}
-			switch r := rng.Intn(100); {
-			case r < 70:
-				op.Kind, op.Value = store.OpPut, []byte(fmt.Sprint(rng.Intn(100)))
-				if rng.Intn(4) == 0 {
-					op.TTL = int32(1 + rng.Intn(3))
-				}
-			case r < 85:
-				op.Kind = store.OpDeleteCell
-			case r < 92:
-				op.Kind, op.Name = store.OpDeleteSuper, nil
-			case r < 94:
-				op.Kind, op.Super, op.Name = store.OpDeleteRow, nil, nil
-			default:
-				op.Kind, op.Super, op.Name = store.OpDeleteRange, nil, nil
-				op.Start, op.Finish = []byte("s2"), []byte("s2")
-			}
-			ops = append(ops, op)
-		}
-		return ops
+	names := make([]string, 12)
+	for i := range names {
+		names[i] = fmt.Sprint("c", i)
 	}
+	ts := func() int64 { return clock.Now().UnixMicro() - int64(rng.Intn(3000)) }
+	rowOps := func() []store.Op { return randomSuperOps(rng, ts, 10, supers, names) }
 	collected := 0
 	for step := 0; step < 800; step++ {
 		key := rows[rng.Intn(len(rows))]
@@ -178,31 +158,7 @@ func TestRowPacksFromTheCellCacheChangeNoResult(t *testing.T) {
 	names := []string{"c0", "c1", "c2", "c3", "c4"}
 	rows := []string{"r0", "r1", "r2", "wide"}
 	ts := func() int64 { return clock.Now().UnixMicro() - int64(rng.Intn(3000)) }
-	rowOps := func() []store.Op {
-		var ops []store.Op
-		for n := 1 + rng.Intn(6); n > 0; n-- {
-			op := store.Op{Super: []byte(supers[rng.Intn(len(supers))]), Name: []byte(names[rng.Intn(len(names))]),
-				Timestamp: ts(), HasTimestamp: true}
-			switch r := rng.Intn(100); {
-			case r < 70:
-				op.Kind, op.Value = store.OpPut, []byte(fmt.Sprint(rng.Intn(100)))
-				if rng.Intn(4) == 0 {
-					op.TTL = int32(1 + rng.Intn(3))
-				}
-			case r < 85:
-				op.Kind = store.OpDeleteCell
-			case r < 93:
-				op.Kind, op.Name = store.OpDeleteSuper, nil
-			case r < 96:
-				op.Kind, op.Super, op.Name = store.OpDeleteRow, nil, nil
-			default:
-				op.Kind, op.Super, op.Name = store.OpDeleteRange, nil, nil
-				op.Start, op.Finish = []byte("s2"), []byte("s2")
-			}
-			ops = append(ops, op)
-		}
-		return ops
-	}
+	rowOps := func() []store.Op { return randomSuperOps(rng, ts, 6, supers, names) }
 	collected, dissolvedAt := 0, -1
 	for step := 0; step < 500; step++ {
 		key := rows[rng.Intn(len(rows))]
@@ -255,4 +211,34 @@ func TestRowPacksFromTheCellCacheChangeNoResult(t *testing.T) {
 		t.Fatalf("the test missed a path: cell cache %+v, cells collected %d, row packs %d whole and %d dissolved", st, collected, whole, dissolved)
 	}
 	t.Logf("cell cache: %+v; cells collected: %d", st, collected)
+}
+
+// randomSuperOps draws 1 to most operations of a row of a Super family:
+// puts (a quarter of them expiring in 1 to 3 s), cell deletions,
+// deletions of a super column, of the row, and of the range of super
+// columns s2 to s2, each at a timestamp from ts.
+func randomSuperOps(rng *rand.Rand, ts func() int64, most int, supers, names []string) []store.Op {
+	var ops []store.Op
+	for n := 1 + rng.Intn(most); n > 0; n-- {
+		op := store.Op{Super: []byte(supers[rng.Intn(len(supers))]), Name: []byte(names[rng.Intn(len(names))]),
+			Timestamp: ts(), HasTimestamp: true}
+		switch r := rng.Intn(100); {
+		case r < 70:
+			op.Kind, op.Value = store.OpPut, []byte(fmt.Sprint(rng.Intn(100)))
+			if rng.Intn(4) == 0 {
+				op.TTL = int32(1 + rng.Intn(3))
+			}
+		case r < 85:
+			op.Kind = store.OpDeleteCell
+		case r < 92:
+			op.Kind, op.Name = store.OpDeleteSuper, nil
+		case r < 94:
+			op.Kind, op.Super, op.Name = store.OpDeleteRow, nil, nil
+		default:
+			op.Kind, op.Super, op.Name = store.OpDeleteRange, nil, nil
+			op.Start, op.Finish = []byte("s2"), []byte("s2")
+		}
+		ops = append(ops, op)
+	}
+	return ops
 }
