@@ -131,16 +131,7 @@ func TestCellCacheChangesNoResult(t *testing.T) {
 			}
 		}
 		batch := []store.RowMutation{{Key: []byte(key), Ops: ops}}
-		failed := rng.Intn(12) == 0
-		if failed {
-			// The cells are written, then the transaction fails.
-			batch = append(batch, store.RowMutation{Key: []byte(rows[rng.Intn(len(rows))]), Ops: []store.Op{{Kind: store.OpKind(250)}}})
-		}
-		applyToBoth(t, engines, tables, batch, failed, step)
-		clock.Advance(time.Duration(rng.Intn(300)) * time.Millisecond)
-		if rng.Intn(60) == 0 {
-			collected += collectAfterGrace(t, engines, clock, grace)
-		}
+		collected += stepBoth(t, engines, tables, batch, rng.Intn(12) == 0, rows, rng, clock, grace, step)
 		if rng.Intn(150) == 0 {
 			for i, e := range engines {
 				if err := e.Truncate(context.Background(), "ks", "S"); err != nil {

@@ -69,16 +69,7 @@ func TestPackCacheChangesNoResult(t *testing.T) {
 			// read must see the first write, not the cache.
 			batch = append(batch, store.RowMutation{Key: []byte(key), Ops: rowOps()})
 		}
-		failed := rng.Intn(12) == 0
-		if failed {
-			// The packs are written, then the transaction fails.
-			batch = append(batch, store.RowMutation{Key: []byte(rows[rng.Intn(len(rows))]), Ops: []store.Op{{Kind: store.OpKind(250)}}})
-		}
-		applyToBoth(t, engines, tables, batch, failed, step)
-		clock.Advance(time.Duration(rng.Intn(300)) * time.Millisecond)
-		if rng.Intn(60) == 0 {
-			collected += collectAfterGrace(t, engines, clock, grace)
-		}
+		collected += stepBoth(t, engines, tables, batch, rng.Intn(12) == 0, rows, rng, clock, grace, step)
 		for _, row := range append(rows[:len(rows):len(rows)], key) {
 			var got [2]string
 			for i, e := range engines {
@@ -113,6 +104,26 @@ func openComparedStores(t *testing.T, clock *testClock, def store.TableDef) ([2]
 		tables[i] = enginetest.CreateTable(t, e, def)
 	}
 	return engines, tables
+}
+
+// stepBoth is one step of the tests that compare two stores: it applies
+// batch to both (when failed, with an operation no engine knows on a
+// random row of rows after it, so that its cells are written and then
+// the transaction fails), moves the clock on by up to 300 ms, and one
+// step in sixty collects both stores after grace. It returns the cells
+// the first store collected.
+func stepBoth(t *testing.T, engines [2]*Engine, tables [2]*store.Table, batch []store.RowMutation, failed bool, rows []string,
+	rng *rand.Rand, clock *testClock, grace int32, step int) int {
+	t.Helper()
+	if failed {
+		batch = append(batch, store.RowMutation{Key: []byte(rows[rng.Intn(len(rows))]), Ops: []store.Op{{Kind: store.OpKind(250)}}})
+	}
+	applyToBoth(t, engines, tables, batch, failed, step)
+	clock.Advance(time.Duration(rng.Intn(300)) * time.Millisecond)
+	if rng.Intn(60) == 0 {
+		return collectAfterGrace(t, engines, clock, grace)
+	}
+	return 0
 }
 
 // applyToBoth applies batch atomically on each engine, its rows in the
@@ -173,16 +184,7 @@ func TestRowPacksFromTheCellCacheChangeNoResult(t *testing.T) {
 			dissolvedAt = step
 		}
 		batch := []store.RowMutation{{Key: []byte(key), Ops: ops}}
-		failed := rng.Intn(12) == 0 && step != dissolvedAt
-		if failed {
-			// The row pack is written, then the transaction fails.
-			batch = append(batch, store.RowMutation{Key: []byte(rows[rng.Intn(len(rows))]), Ops: []store.Op{{Kind: store.OpKind(250)}}})
-		}
-		applyToBoth(t, engines, tables, batch, failed, step)
-		clock.Advance(time.Duration(rng.Intn(300)) * time.Millisecond)
-		if rng.Intn(60) == 0 {
-			collected += collectAfterGrace(t, engines, clock, grace)
-		}
+		collected += stepBoth(t, engines, tables, batch, rng.Intn(12) == 0 && step != dissolvedAt, rows, rng, clock, grace, step)
 		for _, row := range rows {
 			for _, super := range supers {
 				for _, name := range names {
