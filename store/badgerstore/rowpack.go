@@ -289,7 +289,7 @@ func (w *writer) flushRowPack(rp []byte, t *store.Table) error {
 // isHeaderSuffix reports whether the part of a key after a row's cell
 // prefix is a super column's header: its encoded name and superHeader.
 func isHeaderSuffix(t *store.Table, k []byte) bool {
-	_, rest, err := t.Comparator.DecodeKey(nil, k)
+	_, rest, err := splitEncodedSuper(t, k)
 	return err == nil && len(rest) == 1 && rest[0] == superHeader
 }
 

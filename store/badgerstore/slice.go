@@ -663,35 +663,17 @@ func sortedNameKeys(keys [][]byte, buf []byte, prefix []byte, nameType marshal.T
 // beyond its bytes: a terminator, or a composite's lengths.
 const nameKeySlack = 8
 
-// namedPackedCells reads named subcolumns from the pack under prefix; it
-// reports false when there is no pack with subcolumns there (the super
-// column is empty, or its subcolumns are entries of their own).
+// namedPackedCells reads named subcolumns from the row pack of a row
+// packed whole, else from the pack under prefix; it reports false when
+// there is no pack with subcolumns there (the super column is empty, or
+// its subcolumns are entries of their own).
 func (r *reader) namedPackedCells(prefix []byte, keys [][]byte, nameType marshal.Type, del int64, visit cellVisitor) (bool, error) {
 	if cells, whole, err := r.wholeRowPack(); err != nil || whole {
 		if err != nil {
 			return true, err
 		}
-		var rec record
-		for _, k := range keys {
-			val, ok := r.rowPackCell(cells, k)
-			if !ok {
-				continue
-			}
-			if err := decodeRecord(val, &rec); err != nil {
-				return true, fmt.Errorf("key %x: %w", k, err)
-			}
-			if r.dead(k, &rec, del) {
-				continue
-			}
-			name, err := r.cellName(k[len(prefix):], nameType, &rec)
-			if err != nil {
-				return true, err
-			}
-			if !visit(name, &rec) {
-				return true, nil
-			}
-		}
-		return true, nil
+		// A row pack's cells are keyed after the row's cell prefix.
+		return true, r.visitNamedPackCells(cells, len(r.rp)+1, prefix, keys, nameType, del, visit)
 	}
 	item, err := r.txn.Get(prefix)
 	if errors.Is(err, badger.ErrKeyNotFound) {
@@ -714,25 +696,32 @@ func (r *reader) namedPackedCells(prefix []byte, keys [][]byte, nameType marshal
 	if dissolved {
 		return false, nil
 	}
+	return true, r.visitNamedPackCells(cells, len(prefix), prefix, keys, nameType, del, visit)
+}
+
+// visitNamedPackCells visits the live cells that keys (under prefix, a
+// super column's pack key) name among cells, a pack's cells or a row
+// pack's, keyed by what follows the first skip bytes of a key.
+func (r *reader) visitNamedPackCells(cells []packCell, skip int, prefix []byte, keys [][]byte, nameType marshal.Type, del int64, visit cellVisitor) error {
 	var rec record
 	for _, k := range keys {
-		i, ok := findPackCell(cells, k[len(prefix):])
+		i, ok := findPackCell(cells, k[skip:])
 		if !ok {
 			continue
 		}
 		if err := decodeRecord(cells[i].rec, &rec); err != nil {
-			return true, fmt.Errorf("key %x: %w", k, err)
+			return fmt.Errorf("key %x: %w", k, err)
 		}
 		if r.dead(k, &rec, del) {
 			continue
 		}
-		name, err := r.cellName(cells[i].enc, nameType, &rec)
+		name, err := r.cellName(k[len(prefix):], nameType, &rec)
 		if err != nil {
-			return true, err
+			return err
 		}
 		if !visit(name, &rec) {
-			return true, nil
+			return nil
 		}
 	}
-	return true, nil
+	return nil
 }
