@@ -4,5 +4,6 @@
 // clients/matrix.sh (make check-clients) runs every one against thriftd and,
 // with CASSANDRA_THRIFT set, against a real Cassandra 3.11; README.md says
 // where the two servers answer differently. The clients come from PyPI, npm,
-// Maven Central and Debian's packages, so they are not part of `make test`.
+// Maven Central and Debian's packages; `make test` runs the matrix
+// (test/run-tests.sh) against Cassandra 3.11 and thriftd on both backends.
 package clients

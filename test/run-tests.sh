@@ -92,9 +92,10 @@ mapfile -t node_free_pkgs < <("$go_cmd" list $node_free)
 # one at a time.
 mapfile -t long_pkgs < <("$go_cmd" list ./cmd/thriftd)
 mapfile -t cluster_pkgs < <("$go_cmd" list ./... | grep -vxF -f <(printf '%s\n' "${node_free_pkgs[@]}" "${long_pkgs[@]}"))
-# The Java clients of the matrix build (Maven) while the Go tests run; a
-# build that fails here fails again, loudly, in the matrix.
-for c in clients/astyanax clients/hector; do "$c/run.sh" --build-only >/dev/null 2>&1; done &
+# The Java clients of the matrix build (Maven), and pycassa's Jython and
+# sources download, while the Go tests run; a build that fails here fails
+# again, loudly, in the matrix.
+for c in clients/astyanax clients/hector clients/pycassa; do "$c/run.sh" --build-only >/dev/null 2>&1; done &
 start=$SECONDS
 free_log="$(mktemp)"
 long_log="$(mktemp)"

@@ -2,9 +2,10 @@
 # clients/python/run.sh HOST:PORT — a pycassa-era Python application on the
 # raw Thrift client (cassandra_check.py) against the Thrift server at
 # HOST:PORT. pycassa itself cannot be installed on Python 3 (its setup.py and
-# modules are Python 2 only: see clients/README.md), so this uses what pycassa
-# stood on: Apache `thrift` from PyPI, and Python bindings generated at run
-# time from thrift/cassandra.thrift by Debian's thrift compiler.
+# modules are Python 2 only: see clients/README.md; clients/pycassa runs it on
+# Jython), so this uses what pycassa stood on, on Python 3: Apache `thrift`
+# from PyPI, and Python bindings generated at run time from
+# thrift/cassandra.thrift by Debian's thrift compiler.
 #
 # Installs into .cache/clients/py (a venv) in the clone; the generated code
 # lives in a temporary directory under .cache/clients for the run. Ends with
