@@ -20,10 +20,14 @@ legacy/conformance/divergences.go.
 
 from __future__ import print_function
 
+import datetime
 import os
 import sys
+import threading
 import time
 import traceback
+import uuid
+from decimal import Decimal
 
 from pycassa import NotFoundException
 from pycassa.batch import Mutator
@@ -35,7 +39,9 @@ from pycassa.pool import ConnectionPool
 from pycassa.system_manager import (
     ASCII_TYPE, COUNTER_COLUMN_TYPE, INT_TYPE, KEYS_INDEX, LONG_TYPE, SIMPLE_STRATEGY, SystemManager,
     TIME_UUID_TYPE, UTF8_TYPE)
-from pycassa.types import CompositeType, IntegerType, LongType, UTF8Type
+from pycassa.types import (
+    AsciiType, BooleanType, CompositeType, DateType, DecimalType, DoubleType, DynamicCompositeType, FloatType,
+    Int32Type, IntegerType, LongType, UTF8Type, UUIDType)
 from pycassa.util import convert_time_to_uuid, convert_uuid_to_time
 from thrift.Thrift import TException
 
@@ -126,6 +132,20 @@ def expect_error(name, exc_type, fn):
     check(name, False, "no error, want %s" % exc_type.__name__)
 
 
+# The validators of family Typed: column name, pycassa's type, a value.
+TYPED = [
+    ("when", DateType(), datetime.datetime(2012, 3, 4, 5, 6, 7)),
+    ("flag", BooleanType(), True),
+    ("ratio", DoubleType(), -0.125),
+    ("small", FloatType(), 1.5),
+    ("big", IntegerType(), -(2 ** 70) + 3),
+    ("count", Int32Type(), -123456),
+    ("price", DecimalType(), Decimal("-12.345")),
+    ("id", UUIDType(), uuid.UUID("6ba7b810-9dad-11d1-80b4-00c04fd430c8")),
+    ("code", AsciiType(), "ABC-1"),
+]
+
+
 class User(object):
     """What ColumnFamilyMap maps a row of Users to."""
     name = UTF8Type()
@@ -190,10 +210,14 @@ def create_schema(sm, ks):
     sm.create_column_family(ks, "SuperHits", super=True, comparator_type=UTF8_TYPE,
                             subcomparator_type=UTF8_TYPE, key_validation_class=UTF8_TYPE,
                             default_validation_class=COUNTER_COLUMN_TYPE)
+    sm.create_column_family(ks, "Typed", comparator_type=UTF8_TYPE, key_validation_class=LONG_TYPE,
+                            column_validation_classes=dict((name, t) for name, t, _ in TYPED))
+    sm.create_column_family(ks, "Tags", comparator_type=DynamicCompositeType({"a": AsciiType(), "l": LongType()}),
+                            key_validation_class=UTF8_TYPE, default_validation_class=UTF8_TYPE)
     sm.create_column_family(ks, "Scratch", comparator_type=UTF8_TYPE)
     cfs = sm.get_keyspace_column_families(ks)
-    eq("create_column_family x8", sorted(cfs),
-       ["Events", "Hits", "Scores", "Scratch", "SuperHits", "Timeline", "Users", "Wide"])
+    eq("create_column_family x10", sorted(cfs),
+       ["Events", "Hits", "Scores", "Scratch", "SuperHits", "Tags", "Timeline", "Typed", "Users", "Wide"])
     users = cfs["Users"]
     md = dict((c.name, c) for c in users.column_metadata)
     check("column validator and index", md.get("age") is not None and md["age"].validation_class.endswith("LongType")
@@ -425,6 +449,64 @@ def run(sm, pool, ks):
         eq("super counters", dict((s, dict(c)) for s, c in supers.get("site").items()),
            {"2024": {"a": 2, "b": 3}, "2025": {"a": 7}})
         eq("super counter column", dict(supers.get("site", super_column="2024", columns=["b"])), {"b": 3})
+
+    @step("key ranges")
+    def _():
+        # Murmur3Partitioner: a key range runs in token order from start.
+        keys = [k for k, _ in users.get_range()]
+        eq("get_range from a key", [k for k, _ in users.get_range(start=keys[1])], keys[1:])
+        eq("get_range from a key to a key", [k for k, _ in users.get_range(start=keys[0], finish=keys[2])],
+           keys[0:3])
+        expect_error("get_range whose start token is after its finish", InvalidRequestException,
+                     lambda: list(users.get_range(start=keys[2], finish=keys[0])))
+        eq("multiget in pages of 2", sorted(users.multiget(keys, buffer_size=2)), sorted(keys))
+
+    @step("typed values")
+    def _():
+        typed = ColumnFamily(pool, "Typed")
+        typed.insert(-7, dict((name, value) for name, _, value in TYPED))
+        got = typed.get(-7)
+        for name, t, value in TYPED:
+            eq("%s round trip" % type(t).__name__, got.get(name), value)
+        eq("LongType key", [k for k, _ in typed.get_range()], [-7])
+        # pycassa packs with the validator it is given: 8 bytes for 4.
+        wrong = ColumnFamily(pool, "Typed")
+        wrong.column_validators["count"] = LongType()
+        expect_error("value of the wrong length for Int32Type", InvalidRequestException,
+                     lambda: wrong.insert(-8, {"count": 5}))
+
+    @step("dynamic composite names")
+    def _():
+        tags = ColumnFamily(pool, "Tags")
+        # Names are (alias, value) pairs; a component of another type sorts
+        # by its type, and a name before every name it is a prefix of.
+        tags.insert("t", {(("l", 2),): "two", (("a", "x"),): "ax", (("l", 1),): "one",
+                          (("a", "x"), ("l", 5)): "ax5"})
+        got = list(tags.get("t").items())
+        eq("dynamic composite order", got, [((("a", "x"),), "ax"), ((("a", "x"), ("l", 5)), "ax5"),
+                                            ((("l", 1),), "one"), ((("l", 2),), "two")])
+        eq("dynamic composite slice", list(tags.get("t", column_start=(("l", 1),)).values()), ["one", "two"])
+
+    @step("threads on one pool")
+    def _():
+        wide = ColumnFamily(pool, "Wide")
+        errors = []
+
+        def write(n):
+            try:
+                for i in range(50):
+                    wide.insert("thread-%d" % n, {i: "t%d" % n})
+            except Exception as e:
+                errors.append(e)
+
+        threads = [threading.Thread(target=write, args=(n,)) for n in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        eq("no errors in 4 threads", errors, [])
+        eq("every thread's columns", dict(wide.multiget_count(["thread-%d" % n for n in range(4)])),
+           dict(("thread-%d" % n, 50) for n in range(4)))
 
     @step("errors")
     def _():
