@@ -21,15 +21,5 @@ if [ "$installed" != "$HELENUS_VERSION" ]; then
     give_up "npm install helenus@$HELENUS_VERSION failed"
 fi
 
-mkdir -p "$repo/.cache/clients"
-out="$(mktemp "$repo/.cache/clients/helenus-out.XXXXXX")"
-trap 'rm -f "$out"' EXIT
-NODE_PATH="$prefix/node_modules" timeout 110 node "$here/helenus_check.js" "$addr" 2>&1 | tee "$out"
-rc=${PIPESTATUS[0]}
-last="$(tail -n 1 "$out")"
-if ! [[ "$last" =~ ^[0-9]+\ passed,\ [0-9]+\ failed$ ]]; then
-  echo "run.sh: helenus_check.js ended without its closing line (exit $rc)" >&2
-  echo "$(grep -c '^ok ' "$out") passed, $(( $(grep -c '^FAIL ' "$out") + 1 )) failed"
-  exit 1
-fi
-exit "$rc"
+exec "$here/../run-program.sh" helenus_check.js \
+  env NODE_PATH="$prefix/node_modules" node "$here/helenus_check.js" "$addr"

@@ -13,9 +13,8 @@ Every check prints `ok NAME` or `FAIL NAME: detail`; the last line is
 `N passed, N failed`. The keyspace is fresh per run and dropped at the end.
 
 Where thriftd departs from Cassandra 3.11 on purpose, the check asks
-diverges(name) and asserts the behaviour of the server it talks to, with
-the rule and the names of clients/python/cassandra_check.py and
-legacy/conformance/divergences.go.
+diverges(name) and asserts the behaviour of the server it talks to
+(clients/python/checklib.py, shared with the raw Thrift client's program).
 """
 
 from __future__ import print_function
@@ -25,7 +24,6 @@ import os
 import sys
 import threading
 import time
-import traceback
 import uuid
 from decimal import Decimal
 
@@ -43,94 +41,8 @@ from pycassa.types import (
     AsciiType, BooleanType, CompositeType, DateType, DecimalType, DoubleType, DynamicCompositeType, FloatType,
     Int32Type, IntegerType, LongType, UTF8Type, UUIDType)
 from pycassa.util import convert_time_to_uuid, convert_uuid_to_time
-from thrift.Thrift import TException
 
-passed = [0]
-failed = [0]
-
-# The departures of thriftd from Cassandra 3.11 that this program meets:
-# name -> (what Cassandra 3.11 does, what thriftd does).
-DIVERGENCES = {
-    "static-reversed": (
-        "3.11 returns a reversed slice of a family with column_metadata out of order (declared columns "
-        "first): age, name, email, state for age < email < name < state",
-        "returns the reversed comparator order"),
-    "super-internal-columns": (
-        "3.11 describes a Super family with two internal column_metadata entries: an empty name typed "
-        "MapType(subcomparator, default validator) and 'value'",
-        "describes only the columns a client declared"),
-}
-
-# Set by main() from describe_version: True when the server is Cassandra 3.11.
-on_cassandra = [None]
-
-
-def diverges(name):
-    """Reports whether the server is Cassandra 3.11, where the named
-    divergence means Cassandra's behaviour is the one to assert; on thriftd,
-    thriftd's. Says which it asserts."""
-    cassandra, thriftd = DIVERGENCES[name]
-    if on_cassandra[0] is None:
-        raise RuntimeError("diverges(%r) before describe_version" % name)
-    if on_cassandra[0]:
-        print("divergence %s: asserting Cassandra 3.11's behaviour: %s" % (name, cassandra))
-    else:
-        print("divergence %s: asserting thriftd's behaviour: %s" % (name, thriftd))
-    sys.stdout.flush()
-    return on_cassandra[0]
-
-
-def check(name, cond, detail=""):
-    if cond:
-        passed[0] += 1
-        print("ok", name)
-    else:
-        failed[0] += 1
-        print("FAIL %s: %s" % (name, detail))
-    sys.stdout.flush()
-
-
-def eq(name, got, want):
-    check(name, got == want, "got %r, want %r" % (got, want))
-
-
-def eq_ttl(name, got, want):
-    """Checks a TTL read back: the TTL written, or, against a server that
-    reports the seconds left (thriftd over a CQL cluster:
-    THRIFTBRIDGE_REMAINING_TTL, set by clients/matrix.sh), up to ten
-    seconds less."""
-    remaining = os.environ.get("THRIFTBRIDGE_REMAINING_TTL") is not None
-    ok = got == want or (remaining and got is not None and want - 10 <= got < want)
-    check(name, ok, "got %r, want %r%s" % (got, want, " or up to 10 s less" if remaining else ""))
-
-
-def step(name):
-    """Runs the decorated function at once; an exception fails the step."""
-    def run(fn):
-        try:
-            fn()
-        except Exception as e:  # a crash is a failed check
-            failed[0] += 1
-            print("FAIL %s: %s: %s" % (name, type(e).__name__, e))
-            if not isinstance(e, TException):  # a server's answer needs no trace
-                traceback.print_exc(file=sys.stdout)
-            sys.stdout.flush()
-        return fn
-    return run
-
-
-def expect_error(name, exc_type, fn):
-    try:
-        fn()
-    except exc_type as e:
-        check(name, True)
-        print("   (%s: %s)" % (exc_type.__name__, getattr(e, "why", "") or e))
-        return
-    except Exception as e:
-        check(name, False, "raised %s: %s, want %s" % (type(e).__name__, e, exc_type.__name__))
-        return
-    check(name, False, "no error, want %s" % exc_type.__name__)
-
+from checklib import check, diverges, eq, eq_ttl, expect_error, finish, server, step
 
 # The validators of family Typed: column name, pycassa's type, a value.
 TYPED = [
@@ -163,8 +75,7 @@ def main():
     try:
         version = sm.describe_version()
         check("describe_version >= 19 (%s)" % version, int(version.split(".")[0]) >= 19, version)
-        on_cassandra[0] = int(version.split(".")[0]) >= 20
-        print("server: %s (describe_version %s)" % ("Cassandra 3.11" if on_cassandra[0] else "thriftd", version))
+        server(version)
         check("describe_cluster_name", len(sm.describe_cluster_name()) > 0)
         check("describe_partitioner", sm.describe_partitioner().endswith("Murmur3Partitioner"),
               sm.describe_partitioner())
@@ -526,12 +437,4 @@ def run(sm, pool, ks):
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Exception as e:
-        failed[0] += 1
-        print("FAIL run: %s: %s" % (type(e).__name__, e))
-        traceback.print_exc(file=sys.stdout)
-    print("%d passed, %d failed" % (passed[0], failed[0]))
-    sys.stdout.flush()
-    sys.exit(0 if failed[0] == 0 and passed[0] > 0 else 1)
+    finish(main)

@@ -76,18 +76,9 @@ fi
 flock -u 9
 [ "$target" != --build-only ] || exit 0
 
-out="$(mktemp)"
-trap 'rm -f "$out"' EXIT
 # python.cachedir.skip: Jython would otherwise scan the jar's packages into
-# a cache directory beside it on every start.
-timeout -k 5 110 java -Xmx256m -Dpython.cachedir.skip=true -Dpython.path="$lib" \
-  -jar "$jar" "$here/pycassa_check.py" "$target" 2>&1 | tee "$out"
-rc=${PIPESTATUS[0]}
-last="$(tail -n 1 "$out")"
-if ! [[ "$last" =~ ^[0-9]+\ passed,\ [0-9]+\ failed$ ]]; then
-  # Killed or crashed before its closing line: count what it printed, plus the crash.
-  echo "pycassa/run.sh: pycassa_check.py ended without its closing line (exit $rc)" >&2
-  echo "$(grep -c '^ok ' "$out") passed, $(( $(grep -c '^FAIL ' "$out") + 1 )) failed"
-  exit 1
-fi
-exit "$rc"
+# a cache directory beside it on every start. clients/python holds
+# checklib.py, the checks both Python programs share.
+exec "$here/../run-program.sh" pycassa_check.py \
+  java -Xmx256m -Dpython.cachedir.skip=true -Dpython.path="$lib:$repo/clients/python" \
+  -jar "$jar" "$here/pycassa_check.py" "$target"

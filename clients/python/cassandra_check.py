@@ -12,20 +12,16 @@ counters, remove, TTL, and the errors an application relies on.
 Every check prints `ok NAME` or `FAIL NAME: detail`; the last line is
 `N passed, N failed`. The keyspace is fresh per run and dropped at the end.
 
-Where thriftd departs from Cassandra 3.11 on purpose (see DIVERGENCES), the
-check asks diverges(name) and asserts the behaviour of the server it talks
-to: Cassandra 3.11's on Cassandra, thriftd's on thriftd. The server is told
-by describe_version: 20.x is Cassandra 2.2-3.11, 19.x thriftd (whose
-default, 19.39.0, is Cassandra 2.1's).
+Where thriftd departs from Cassandra 3.11 on purpose, the check asks
+diverges(name) and asserts the behaviour of the server it talks to
+(checklib.py, shared with clients/pycassa).
 """
 
 import os
 import struct
 import sys
 import time
-import traceback
 
-from thrift.Thrift import TException
 from thrift.protocol import TBinaryProtocol
 from thrift.transport import TSocket, TTransport
 
@@ -37,103 +33,10 @@ from cassandra.ttypes import (
     InvalidRequestException, KeyRange, KsDef, Mutation, NotFoundException,
     SlicePredicate, SliceRange, SuperColumn)
 
+from checklib import check, diverges, eq, eq_ttl, expect_error, finish, server, step
+
 ONE = ConsistencyLevel.ONE
 QUORUM = ConsistencyLevel.QUORUM
-
-passed = 0
-failed = 0
-
-# thriftd's deliberate departures from Cassandra 3.11 that this program meets,
-# named as legacy/conformance/divergences.go names them: name -> (what
-# Cassandra 3.11 does, what thriftd does).
-DIVERGENCES = {
-    "static-reversed": (
-        "3.11 returns a reversed slice of a family with column_metadata out of order (declared columns "
-        "first): age, name, email, state for age < email < name < state",
-        "returns the reversed comparator order"),
-    "index-predicate": (
-        "3.11's get_indexed_slices returns no row at all when the slice predicate leaves out the indexed column",
-        "filters on the indexed column whatever the predicate selects, as 2.1 did, and returns the "
-        "predicate's columns"),
-    "super-internal-columns": (
-        "3.11 describes a Super family with two internal column_metadata entries: an empty name typed "
-        "MapType(subcomparator, default validator) and 'value'",
-        "describes only the columns a client declared; clients that decode column_metadata names with "
-        "the comparator (helenus) break on the empty name"),
-}
-
-# Set by main() from describe_version: True when the server is Cassandra 3.11.
-on_cassandra = None
-
-
-def diverges(name):
-    """Reports whether the server is Cassandra 3.11, where the named
-    divergence means Cassandra's behaviour is the one to assert; on thriftd,
-    thriftd's. Says which it asserts."""
-    cassandra, thriftd = DIVERGENCES[name]  # an unknown name is a bug here: KeyError
-    if on_cassandra is None:
-        raise RuntimeError("diverges(%r) before describe_version" % name)
-    if on_cassandra:
-        print("divergence %s: asserting Cassandra 3.11's behaviour: %s" % (name, cassandra))
-    else:
-        print("divergence %s: asserting thriftd's behaviour: %s" % (name, thriftd))
-    sys.stdout.flush()
-    return on_cassandra
-
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("ok", name)
-    else:
-        failed += 1
-        print("FAIL %s: %s" % (name, detail))
-    sys.stdout.flush()
-
-
-def eq(name, got, want):
-    check(name, got == want, "got %r, want %r" % (got, want))
-
-
-def eq_ttl(name, got, want):
-    """Checks a TTL read back: the TTL written, or, against a server that
-    reports the seconds left (thriftd over a CQL cluster:
-    THRIFTBRIDGE_REMAINING_TTL set by clients/matrix.sh), at most ten
-    seconds less."""
-    remaining = os.environ.get("THRIFTBRIDGE_REMAINING_TTL") is not None
-    ok = got == want or (remaining and got is not None and want - 10 <= got < want)
-    check(name, ok, "got %r, want %r%s" % (got, want, " or up to 10 s less" if remaining else ""))
-
-
-def step(name):
-    """Runs the decorated function at once; an exception fails the step."""
-    def run(fn):
-        global failed
-        try:
-            fn()
-        except Exception as e:  # noqa: BLE001 - a crash is a failed check
-            failed += 1
-            print("FAIL %s: %s: %s" % (name, type(e).__name__, e))
-            if not isinstance(e, TException):  # a server's answer needs no trace
-                traceback.print_exc(file=sys.stdout)
-            sys.stdout.flush()
-        return fn
-    return run
-
-
-def expect_error(name, exc_type, fn):
-    try:
-        fn()
-    except exc_type as e:
-        why = getattr(e, "why", "")
-        check(name, True)
-        print("   (%s: %s)" % (exc_type.__name__, why))
-        return
-    except Exception as e:  # noqa: BLE001
-        check(name, False, "raised %s: %s, want %s" % (type(e).__name__, e, exc_type.__name__))
-        return
-    check(name, False, "no error, want %s" % exc_type.__name__)
 
 
 def now_us():
@@ -208,7 +111,6 @@ def wait_schema(client):
 
 
 def main():
-    global on_cassandra
     host, port = (sys.argv[1] if len(sys.argv) > 1 else "127.0.0.1:9160").rsplit(":", 1)
     client, transport = connect(host, int(port))
     ks = "pyc_%d_%d" % (os.getpid(), int(time.time() * 1000) % 10**9)
@@ -219,8 +121,7 @@ def main():
         check("describe_version >= 19 (%s)" % version, int(version.split(".")[0]) >= 19, version)
         # Cassandra 2.2-3.11 answer 20.1.0; thriftd 19.39.0 (Cassandra 2.1's
         # API, whose behaviour it keeps) unless started with --api-version.
-        on_cassandra = int(version.split(".")[0]) >= 20
-        print("server: %s (describe_version %s)" % ("Cassandra 3.11" if on_cassandra else "thriftd", version))
+        server(version)
         check("describe_cluster_name", len(client.describe_cluster_name()) > 0)
         check("describe_partitioner", client.describe_partitioner().endswith("Murmur3Partitioner"),
               client.describe_partitioner())
@@ -607,11 +508,4 @@ def run(client, ks):
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Exception as e:  # noqa: BLE001 - report, then count as failed
-        failed += 1
-        print("FAIL run: %s: %s" % (type(e).__name__, e))
-        traceback.print_exc(file=sys.stdout)
-    print("%d passed, %d failed" % (passed, failed))
-    sys.exit(0 if failed == 0 and passed > 0 else 1)
+    finish(main)

@@ -40,17 +40,9 @@ if ! "$venv/bin/python" -c 'import thrift.transport.TSocket' 2>/dev/null; then
 fi
 
 gen="$(mktemp -d "$cache/py-gen.XXXXXX")"
-out="$gen/output"
 trap 'rm -rf "$gen"' EXIT
 thrift -out "$gen" --gen py "$repo/thrift/cassandra.thrift" || give_up "thrift --gen py failed"
 
-PYTHONPATH="$gen" timeout 110 "$venv/bin/python" -u "$here/cassandra_check.py" "$addr" 2>&1 | tee "$out"
-rc=${PIPESTATUS[0]}
-last="$(tail -n 1 "$out")"
-if ! [[ "$last" =~ ^[0-9]+\ passed,\ [0-9]+\ failed$ ]]; then
-  # Killed or crashed before its closing line: count what it printed, plus the crash.
-  echo "run.sh: cassandra_check.py ended without its closing line (exit $rc)" >&2
-  echo "$(grep -c '^ok ' "$out") passed, $(( $(grep -c '^FAIL ' "$out") + 1 )) failed"
-  exit 1
-fi
-exit "$rc"
+# The program's own directory (checklib.py) is on its path as the script's.
+"$here/../run-program.sh" cassandra_check.py \
+  env PYTHONPATH="$gen" "$venv/bin/python" -u "$here/cassandra_check.py" "$addr"
