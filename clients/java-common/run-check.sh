@@ -30,10 +30,11 @@ mkdir -p "$out"
 # servers share it.
 exec 9>"$out/.build.lock"
 flock 9
-# Rebuild when a source or the pom is newer than the last build, or the
+# Rebuild when a source (its own or java-common's) or the pom is newer than
+# the last build, or the
 # last build's classpath named another local repository.
 if [ ! -f "$out/.built" ] || [ "$(cat "$out/.built")" != "$m2" ] ||
-   [ -n "$(find "$module/pom.xml" "$module/src" -newer "$out/.built" -print -quit)" ]; then
+   [ -n "$(find "$module/pom.xml" "$module/src" "$module/../java-common/src" -newer "$out/.built" -print -quit)" ]; then
   rm -f "$out/.built"
   if ! (cd "$module" && mvn -q -B -Dmaven.repo.local="$m2" compile \
       dependency:build-classpath -Dmdep.outputFile="$out/classpath.txt") >"$out/build.log" 2>&1; then

@@ -1,5 +1,6 @@
 package astyanaxcheck;
 
+import clientcheck.Divergences;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.math.BigInteger;
@@ -114,30 +115,6 @@ public final class AstyanaxCheck {
     /** Created bare, given an index by updateColumnFamily, then dropped. */
     static final ColumnFamily<String, String> TAGS = ColumnFamily.newColumnFamily("Tags", SS, SS);
 
-    /**
-     * thriftd's deliberate departures from Cassandra 3.11 that this program
-     * meets, named as legacy/conformance/divergences.go names them: name ->
-     * {what Cassandra 3.11 does, what thriftd does}.
-     */
-    static final Map<String, String[]> DIVERGENCES = ImmutableMap.of(
-            "index-predicate", new String[] {
-                "3.11's get_indexed_slices (and get_range_slices with a row_filter) loses rows when the slice "
-                        + "predicate leaves out a column of the index clause: with another expression's column left "
-                        + "out it returns no row; with the indexed column left out, only the declared columns "
-                        + "(column_metadata) the predicate selects, and no row where it selects none",
-                "filters on every column of the clause whatever the predicate selects, as 2.1 did, and returns "
-                        + "each matching row with the columns the predicate selects"},
-            "added-column-metadata", new String[] {
-                "3.11 describes the column_metadata that system_update_column_family adds, but in a family "
-                        + "created with none it neither validates the column's values nor finds a row through its "
-                        + "index; in a family created with column_metadata, the added column's index misses the rows "
-                        + "written before the update (they stay readable)",
-                "validates and indexes an added column as one declared at creation, the cells written before the "
-                        + "update included, as 2.1 did"},
-            "cf-id", new String[] {
-                "3.11 leaves CfDef.id unset in describe_keyspace",
-                "reports an id, as Cassandra 1.x and 2.x did, for clients that read it"});
-
     int passed, failed;
     String host;
     int port;
@@ -208,16 +185,7 @@ public final class AstyanaxCheck {
      * Says which it asserts.
      */
     boolean diverges(String name) {
-        String[] d = DIVERGENCES.get(name);
-        if (d == null) {
-            throw new IllegalArgumentException("unknown divergence " + name);
-        }
-        if (onCassandra == null) {
-            throw new IllegalStateException("diverges(" + name + ") before describe_version");
-        }
-        System.out.println("divergence " + name + ": asserting "
-                + (onCassandra ? "Cassandra 3.11's behaviour: " + d[0] : "thriftd's behaviour: " + d[1]));
-        return onCassandra;
+        return Divergences.diverges(name, onCassandra);
     }
 
     /** The keys of rows in the order the server returned them. */

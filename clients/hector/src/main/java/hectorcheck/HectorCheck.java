@@ -1,9 +1,9 @@
 package hectorcheck;
 
+import clientcheck.Divergences;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -82,7 +82,7 @@ import me.prettyprint.hector.api.query.SuperSliceQuery;
  * objects, checking every answer. The same program runs against thriftd and
  * against a real Cassandra 3.11; run.sh builds and runs it.
  *
- * Where thriftd departs from Cassandra 3.11 on purpose (DIVERGENCES, named
+ * Where thriftd departs from Cassandra 3.11 on purpose (clientcheck.Divergences, named
  * as legacy/conformance/divergences.go names them), the check asks
  * diverges(name) and asserts the behaviour of the server it talks to. The
  * server is told by describe_version: 20.x is Cassandra 2.2-3.11, 19.x
@@ -110,36 +110,6 @@ public final class HectorCheck {
     // order, the order of every range scan and indexed scan.
     static final List<String> PROFILE_KEYS = Arrays.asList("eve", "fay", "cat", "hal", "ben", "ann", "gus", "dan");
     static final List<String> SESSION_KEYS = Arrays.asList("s1", "s3", "s2", "s5", "s4");
-
-    // thriftd's deliberate departures from Cassandra 3.11 that this program
-    // meets: name -> {what Cassandra 3.11 does, what thriftd does}.
-    static final Map<String, String[]> DIVERGENCES = new LinkedHashMap<>();
-    static {
-        DIVERGENCES.put("index-predicate", new String[] {
-            "3.11's get_indexed_slices (and get_range_slices with a row_filter) loses rows when the slice predicate "
-                + "leaves out a column of the index clause: with another expression's column left out it returns no "
-                + "row; with the indexed column left out, only the declared columns (column_metadata) the predicate "
-                + "selects, and no row where it selects none",
-            "filters on every column of the clause whatever the predicate selects, as 2.1 did, and returns each "
-                + "matching row with the columns the predicate selects"});
-        DIVERGENCES.put("added-column-metadata", new String[] {
-            "3.11 describes the column_metadata that system_update_column_family adds, but in a family created with "
-                + "none it neither validates the column's values nor finds a row through its index; in a family "
-                + "created with column_metadata, the added column's index misses the rows written before the update "
-                + "(they stay readable)",
-            "validates and indexes an added column as one declared at creation, the cells written before the "
-                + "update included, as 2.1 did"});
-        DIVERGENCES.put("super-internal-columns", new String[] {
-            "3.11 describes a Super family with two internal column_metadata entries: an empty name typed "
-                + "MapType(subcomparator, default validator) and 'value'",
-            "describes only the columns a client declared"});
-        DIVERGENCES.put("cf-id", new String[] {
-            "3.11 leaves CfDef.id unset in describe_keyspace",
-            "reports an id, as Cassandra 1.x and 2.x did, for clients that read it"});
-        DIVERGENCES.put("super-count-timeout", new String[] {
-            "times out get_count inside a super column when count is below the number of subcolumns",
-            "answers min(count, subcolumns)"});
-    }
 
     int passed, failed;
     Cluster cluster;
@@ -182,16 +152,7 @@ public final class HectorCheck {
      * thriftd, thriftd's. Says which it asserts.
      */
     boolean diverges(String name) {
-        String[] d = DIVERGENCES.get(name);
-        if (d == null) {
-            throw new IllegalArgumentException("unknown divergence " + name);
-        }
-        if (onCassandra == null) {
-            throw new IllegalStateException("diverges(" + name + ") before describe_version");
-        }
-        System.out.println("divergence " + name + ": asserting " + (onCassandra ? "Cassandra 3.11's" : "thriftd's")
-                + " behaviour: " + d[onCassandra ? 0 : 1]);
-        return onCassandra;
+        return Divergences.diverges(name, onCassandra);
     }
 
     static void expect(Object want, Object got, String what) {
@@ -324,6 +285,21 @@ public final class HectorCheck {
         return c;
     }
 
+    /**
+     * A family of the keyspace: UTF8Type keys, names by comparator (and
+     * UTF8Type subcolumn names in a Super family), values of values.
+     */
+    ColumnFamilyDefinition family(String name, ComparatorType comparator, boolean isSuper, ComparatorType values) {
+        ColumnFamilyDefinition cf = HFactory.createColumnFamilyDefinition(ksName, name, comparator);
+        if (isSuper) {
+            cf.setColumnType(ColumnType.SUPER);
+            cf.setSubComparatorType(ComparatorType.UTF8TYPE);
+        }
+        cf.setKeyValidationClass(ComparatorType.UTF8TYPE.getClassName());
+        cf.setDefaultValidationClass(values.getClassName());
+        return cf;
+    }
+
     void run(String hostPort) {
         ksName = "hector_" + Long.toHexString(new Random().nextLong() & 0xffffffffffL);
         System.out.println("hector-core against " + hostPort + ", keyspace " + ksName);
@@ -351,42 +327,17 @@ public final class HectorCheck {
         });
 
         check("create keyspace and CFs", () -> {
-            ColumnFamilyDefinition users = HFactory.createColumnFamilyDefinition(ksName, STANDARD,
+            // UTF8Type names and keys throughout, as the application's model
+            // had them; Timeline's comparator takes its components as an alias.
+            ColumnFamilyDefinition users = family(STANDARD, ComparatorType.UTF8TYPE, false, ComparatorType.UTF8TYPE);
+            ColumnFamilyDefinition events = family(SUPER, ComparatorType.UTF8TYPE, true, ComparatorType.UTF8TYPE);
+            ColumnFamilyDefinition timeline = family(COMPOSITE, ComparatorType.COMPOSITETYPE, false,
                     ComparatorType.UTF8TYPE);
-            users.setKeyValidationClass(ComparatorType.UTF8TYPE.getClassName());
-            users.setDefaultValidationClass(ComparatorType.UTF8TYPE.getClassName());
-
-            ColumnFamilyDefinition events = HFactory.createColumnFamilyDefinition(ksName, SUPER,
-                    ComparatorType.UTF8TYPE);
-            events.setColumnType(ColumnType.SUPER);
-            events.setSubComparatorType(ComparatorType.UTF8TYPE);
-            events.setKeyValidationClass(ComparatorType.UTF8TYPE.getClassName());
-            events.setDefaultValidationClass(ComparatorType.UTF8TYPE.getClassName());
-
-            ColumnFamilyDefinition timeline = HFactory.createColumnFamilyDefinition(ksName, COMPOSITE,
-                    ComparatorType.COMPOSITETYPE);
             timeline.setComparatorTypeAlias("(UTF8Type, LongType)");
-            timeline.setKeyValidationClass(ComparatorType.UTF8TYPE.getClassName());
-            timeline.setDefaultValidationClass(ComparatorType.UTF8TYPE.getClassName());
-
-            ColumnFamilyDefinition hits = HFactory.createColumnFamilyDefinition(ksName, COUNTERS,
+            ColumnFamilyDefinition hits = family(COUNTERS, ComparatorType.UTF8TYPE, false, ComparatorType.COUNTERTYPE);
+            ColumnFamilyDefinition sessions = family(SESSIONS, ComparatorType.UTF8TYPE, true,
                     ComparatorType.UTF8TYPE);
-            hits.setKeyValidationClass(ComparatorType.UTF8TYPE.getClassName());
-            hits.setDefaultValidationClass(ComparatorType.COUNTERTYPE.getClassName());
-
-            ColumnFamilyDefinition sessions = HFactory.createColumnFamilyDefinition(ksName, SESSIONS,
-                    ComparatorType.UTF8TYPE);
-            sessions.setColumnType(ColumnType.SUPER);
-            sessions.setSubComparatorType(ComparatorType.UTF8TYPE);
-            sessions.setKeyValidationClass(ComparatorType.UTF8TYPE.getClassName());
-            sessions.setDefaultValidationClass(ComparatorType.UTF8TYPE.getClassName());
-
-            ColumnFamilyDefinition stats = HFactory.createColumnFamilyDefinition(ksName, STATS,
-                    ComparatorType.UTF8TYPE);
-            stats.setColumnType(ColumnType.SUPER);
-            stats.setSubComparatorType(ComparatorType.UTF8TYPE);
-            stats.setKeyValidationClass(ComparatorType.UTF8TYPE.getClassName());
-            stats.setDefaultValidationClass(ComparatorType.COUNTERTYPE.getClassName());
+            ColumnFamilyDefinition stats = family(STATS, ComparatorType.UTF8TYPE, true, ComparatorType.COUNTERTYPE);
 
             KeyspaceDefinition ks = HFactory.createKeyspaceDefinition(ksName, ThriftKsDef.DEF_STRATEGY_CLASS, 1,
                     Arrays.asList(users, events, timeline, hits, sessions, stats));
