@@ -8,9 +8,11 @@
 //
 // helenus predates Node 7, which removed process.EventEmitter. Its
 // high-level API has no super columns, no range scans and cannot decode
-// counter rows or serialise negative counter increments, so an application
-// of the time used the generated client underneath (conn._client) for
-// those, as this one does.
+// counter rows, so an application of the time used the generated client
+// underneath (conn._client) for those, as this one does. Neither can write
+// a negative i64 (helenus-thrift's encoder never ends on one) nor read one
+// (it reads unsigned), so its counters only count up: the client is run
+// unchanged, and other programs of the matrix check negative deltas.
 //
 // Where thriftd departs from Cassandra 3.11 on purpose (see DIVERGENCES),
 // the check asks diverges(name) and asserts the behaviour of the server it
@@ -82,8 +84,8 @@ var DIVERGENCES = {
     cassandra: '3.11 returns a reversed slice of a family with column_metadata out of order (declared columns first): state, zip, name for name < state < zip, state declared',
     thriftd: 'returns the reversed comparator order'},
   'index-predicate': {
-    cassandra: "3.11's get_indexed_slices returns no row at all when the slice predicate leaves out the indexed column",
-    thriftd: "filters on the indexed column whatever the predicate selects, as 2.1 did, and returns the predicate's columns"},
+    cassandra: "3.11's get_indexed_slices (and get_range_slices with a row_filter) loses rows when the slice predicate leaves out a column of the index clause: with another expression's column left out it returns no row; with the indexed column left out, only the declared columns (column_metadata) the predicate selects, and no row where it selects none",
+    thriftd: "filters on every column of the clause whatever the predicate selects, as 2.1 did, and returns each matching row with the columns the predicate selects"},
   'super-internal-columns': {
     cassandra: "3.11 describes a Super family with two internal column_metadata entries: an empty name typed MapType(subcomparator, default validator) and 'value'",
     thriftd: 'describes only the columns a client declared; clients that decode column_metadata names with the comparator (helenus) break on the empty name'},
@@ -103,7 +105,7 @@ function diverges(name) {
 var conn = new helenus.Connection({host: addr, timeout: 10000});
 conn.on('error', function(e) { fail('connection', e); finish(); });
 
-var ks, users, nums, hits, timeline, events, created = false;
+var ks, users, nums, hits, timeline, events, items, typed, stamps, ints, created = false;
 
 function finish() {
   function end() {
@@ -287,8 +289,145 @@ conn.connect(function(err) {
       conn._client.get('nobody', new T.ColumnPath({column_family: 'users', column: 'name'}), ONE, expectError('NotFoundException', cb)); }),
     step('unknown column family -> InvalidRequestException', function(cb) {
       conn._client.get_slice('k', new T.ColumnParent({column_family: 'nosuch'}), full(), ONE, expectError('InvalidRequestException', cb)); }),
+    // Families typed through createColumnFamily's options: LongType keys,
+    // per-column validators and a named index; TimeUUID and Integer names.
+    step('createColumnFamily typed (validators, LongType keys)', function(cb) {
+      ks.createColumnFamily('typed', {comparator_type: 'UTF8Type', key_validation_class: 'LongType', default_validation_class: 'UTF8Type',
+        gc_grace_seconds: 3600, comment: 'typed by helenus',
+        columns: [{name: 'city', validation_class: 'UTF8Type', index_type: 0, index_name: 'typed_city'}, {name: 'age', validation_class: 'LongType'}]}, cb); }),
+    step('createColumnFamily stamps (TimeUUIDType)', function(cb) { ks.createColumnFamily('stamps', {comparator_type: 'TimeUUIDType', default_validation_class: 'UTF8Type', key_validation_class: 'UTF8Type'}, cb); }),
+    step('createColumnFamily ints (IntegerType)', function(cb) { ks.createColumnFamily('ints', {comparator_type: 'IntegerType', default_validation_class: 'UTF8Type', key_validation_class: 'UTF8Type'}, cb); }),
+    step('createColumnFamily options read back', function(cb) {
+      ks.get('typed', guard(cb, function(c) { typed = c;
+        ks.get('stamps', guard(cb, function(c) { stamps = c;
+          ks.get('ints', guard(cb, function(c) { ints = c;
+            ks.get('items', guard(cb, function(c) { items = c;
+              var m = 'org.apache.cassandra.db.marshal.', d = typed.definition;
+              assert.deepStrictEqual([d.comparator_type, d.key_validation_class, d.default_validation_class, d.gc_grace_seconds, d.comment],
+                [m + 'UTF8Type', m + 'LongType', m + 'UTF8Type', 3600, 'typed by helenus']);
+              var md = d.column_metadata.map(function(x) { return [x.name, x.validation_class, x.index_type, x.index_name]; }).sort();
+              assert.deepStrictEqual(md, [['age', m + 'LongType', null, null], ['city', m + 'UTF8Type', 0, 'typed_city']]);
+              assert.strictEqual(stamps.definition.comparator_type, m + 'TimeUUIDType');
+              assert.strictEqual(ints.definition.comparator_type, m + 'IntegerType');
+              cb(); })); })); })); })); }),
+    step('insert and get through validators', function(cb) {
+      var rows = [[1, 'SLC', 34], [2, 'SLC', 25], [3, 'Provo', 41], [4, 'SLC', 52]];
+      series(rows.map(function(r) { return function(next) {
+        typed.insert(r[0], {city: r[1], age: r[2], note: 'n' + r[0]}, guard(cb, function() { next(); })); }; }), function() {
+        typed.get(4, guard(cb, function(row) {
+          assert.deepStrictEqual(names(row), ['age', 'city', 'note']);
+          assert.strictEqual(row.get('age').value, 52); assert.strictEqual(row.get('city').value, 'SLC');
+          cb(); })); }); }),
+    step('value failing its LongType validator -> InvalidRequestException', function(cb) {
+      var key = Buffer.from('0000000000000001', 'hex');
+      conn._client.insert(key, new T.ColumnParent({column_family: 'typed'}), new T.Column({name: 'age', value: 'abc', timestamp: micros()}), ONE,
+        expectError('InvalidRequestException', cb)); }),
+    step('getIndexed with several expressions', function(cb) {
+      typed.getIndexed({fields: [{column: 'city', operator: 'EQ', value: 'SLC'}, {column: 'age', operator: 'GTE', value: 30}]}, guard(cb, function(rows) {
+        var got = rows.map(function(r) { return [r.key, r.get('age').value]; }).sort();
+        assert.deepStrictEqual(got, [[1, 34], [4, 52]]);
+        typed.getIndexed({fields: [{column: 'city', operator: 'EQ', value: 'SLC'}, {column: 'age', operator: 'LT', value: 34}, {column: 'note', operator: 'EQ', value: 'n2'}]}, guard(cb, function(rows) {
+          assert.deepStrictEqual(rows.map(function(r) { return [r.key, names(r)]; }), [[2, ['age', 'city', 'note']]]);
+          cb(); })); })); }),
+
+    step('get start/end/reversed/max on a wide row', function(cb) {
+      var cols = {}, i;
+      for (i = 0; i < 20; i++) cols['c' + (i < 10 ? '0' : '') + i] = 'v' + i;
+      items.insert('wide', cols, guard(cb, function() {
+        items.get('wide', {start: 'c15', reversed: true, max: 4}, guard(cb, function(row) {
+          assert.deepStrictEqual(names(row), ['c15', 'c14', 'c13', 'c12']);
+          items.get('wide', {start: 'c05', end: 'c09', max: 3}, guard(cb, function(row) {
+            assert.deepStrictEqual(names(row), ['c05', 'c06', 'c07']);
+            items.get('wide', {start: 'c10', end: 'c07', reversed: true}, guard(cb, function(row) {
+              assert.deepStrictEqual(row.map(function(c) { return c.value; }), ['v10', 'v9', 'v8', 'v7']);
+              items.count('wide', {start: 'c05', end: 'c09'}, guard(cb, function(n) {
+                assert.strictEqual(n, 5); cb(); })); })); })); })); })); }),
+
+    // Explicit timestamps: the higher wins whatever the order of arrival;
+    // a deletion at a timestamp shadows every write at or below it.
+    step('insert with explicit timestamp: an older write loses', function(cb) {
+      var t0 = micros();
+      items.insert('ts', [new helenus.Column('v', 'new', t0)], guard(cb, function() {
+        items.insert('ts', [new helenus.Column('v', 'old', t0 - 1)], guard(cb, function() {
+          items.get('ts', guard(cb, function(row) {
+            assert.strictEqual(row.count, 1); assert.strictEqual(row[0].value, 'new'); assert.strictEqual(row[0].timestamp_micro, t0);
+            items.insert('ts', [new helenus.Column('v', 'newer', t0 + 1)], guard(cb, function() {
+              items.get('ts', guard(cb, function(row) {
+                assert.strictEqual(row[0].value, 'newer'); assert.strictEqual(row[0].timestamp_micro, t0 + 1); cb(); })); })); })); })); })); }),
+    step('remove column with timestamps', function(cb) {
+      items.get('ts', guard(cb, function(row) {
+        var t = row[0].timestamp_micro;
+        items.remove('ts', 'v', {timestamp: t - 1}, guard(cb, function() {
+          items.get('ts', guard(cb, function(row) {
+            assert.deepStrictEqual(row.map(function(c) { return c.value; }), ['newer']);
+            items.remove('ts', 'v', {timestamp: t}, guard(cb, function() {
+              items.count('ts', {}, guard(cb, function(n) {
+                assert.strictEqual(n, 0);
+                items.insert('ts', [new helenus.Column('v', 'late', t - 5)], guard(cb, function() {
+                  items.count('ts', {}, guard(cb, function(n) { assert.strictEqual(n, 0); cb(); })); })); })); })); })); })); })); }),
+    step('remove row with timestamps', function(cb) {
+      var t1 = micros();
+      items.insert('tr', [new helenus.Column('a', '1', t1), new helenus.Column('b', '2', t1 + 10)], guard(cb, function() {
+        items.remove('tr', {timestamp: t1 - 1}, guard(cb, function() {
+          items.get('tr', guard(cb, function(row) {
+            assert.deepStrictEqual(names(row), ['a', 'b']);
+            items.remove('tr', {timestamp: t1}, guard(cb, function() {
+              items.get('tr', guard(cb, function(row) {
+                assert.deepStrictEqual(names(row), ['b']);
+                items.insert('tr', [new helenus.Column('c', '3', t1 + 1)], guard(cb, function() {
+                  items.get('tr', guard(cb, function(row) { assert.deepStrictEqual(names(row), ['b', 'c']); cb(); })); })); })); })); })); })); })); }),
+
+    step('counters: several columns and increments', function(cb) {
+      hits.incr('many', {n: 10}, guard(cb, function() {
+        hits.incr('many', {n: 3, m: 5}, guard(cb, function() {
+          hits.incr('many', {m: 2}, guard(cb, function() {
+            hits.get('many', guard(cb, function(row) {
+              assert.deepStrictEqual(row.map(function(c) { return c.name + '=' + c.value; }), ['m=7', 'n=13']);
+              conn._client.get('many', new T.ColumnPath({column_family: 'hits', column: 'm'}), ONE, guard(cb, function(c) {
+                assert.strictEqual(c.counter_column.value, 7); cb(); })); })); })); })); })); }),
+
+    step('TimeUUID names', function(cb) {
+      var base = Date.UTC(2012, 0, 1), at = function(min) { return helenus.TimeUUID.fromTimestamp(new Date(base + min * 60000)); };
+      var order = [3, 0, 2, 1, 4], ids = {};
+      var cols = order.map(function(k) { ids[k] = at(k); return new helenus.Column(ids[k], 'm' + k); });
+      stamps.insert('s1', cols, guard(cb, function() {
+        stamps.get('s1', guard(cb, function(row) {
+          assert.deepStrictEqual(row.map(function(c) { return c.value; }), ['m0', 'm1', 'm2', 'm3', 'm4']);
+          assert.ok(row[2].name instanceof helenus.TimeUUID, 'name is a TimeUUID');
+          assert.deepStrictEqual(names(row).map(String), [0, 1, 2, 3, 4].map(function(k) { return ids[k].hex; }));
+          stamps.get('s1', {start: at(0.5), end: at(3.5)}, guard(cb, function(row) {
+            assert.deepStrictEqual(row.map(function(c) { return c.value; }), ['m1', 'm2', 'm3']);
+            stamps.get('s1', {start: at(3.5), end: at(0.5), reversed: true, max: 2}, guard(cb, function(row) {
+              assert.deepStrictEqual(row.map(function(c) { return c.value; }), ['m3', 'm2']); cb(); })); })); })); })); }),
+    step('IntegerType names', function(cb) {
+      ints.insert('i1', [1000, 7, 65536, 300].map(function(n) { return new helenus.Column(n, 'x' + n); }), guard(cb, function() {
+        ints.get('i1', guard(cb, function(row) {
+          assert.deepStrictEqual(names(row), [7, 300, 1000, 65536]);
+          ints.get('i1', {start: 300, end: 1000}, guard(cb, function(row) {
+            assert.deepStrictEqual(row.map(function(c) { return c.value; }), ['x300', 'x1000']); cb(); })); })); })); }),
+
+    // A pool of two connections goes on answering after a request fails.
+    step('ConnectionPool answers after an error', function(cb) {
+      var pool = new helenus.ConnectionPool({hosts: [addr], keyspace: ksName, hostPoolSize: 2, timeout: 10000});
+      var poolErr = null;
+      pool.on('error', function(e) { poolErr = e; });
+      function done(e) { pool.close(); cb(e || poolErr); }
+      pool.connect(guard(done, function(pks) {
+        pks.get('typed', guard(done, function(cf) {
+          pool.execute('get_slice', 'k', new T.ColumnParent({column_family: 'nosuch'}), full(), ONE, function(e) {
+            if (!e || String(e.name).indexOf('InvalidRequestException') < 0) return done(new Error('want InvalidRequestException, got ' + (e && e.name)));
+            var n = 0;
+            (function again() {
+              cf.get(1, {columns: ['age']}, guard(done, function(row) {
+                assert.strictEqual(row.get('age').value, 34);
+                if (++n < 6) return again();
+                assert.strictEqual(pool.clients.filter(function(c) { return c.ready; }).length, 2);
+                done(); })); })();
+          }); })); })); }),
     step('truncate', function(cb) { users.truncate(cb); }),
     step('get after truncate', function(cb) { users.get('alice', guard(cb, function(row) { assert.strictEqual(row.count, 0); cb(); })); }),
     step('dropColumnFamily', function(cb) { ks.dropColumnFamily('nums', cb); }),
+    step('get_slice of a dropped family -> InvalidRequestException', function(cb) {
+      conn._client.get_slice('r', new T.ColumnParent({column_family: 'nums'}), full(), ONE, expectError('InvalidRequestException', cb)); }),
   ], finish);
 });

@@ -29,9 +29,12 @@ DIVERGENCES = {
         "first): age, name, email, state for age < email < name < state",
         "returns the reversed comparator order"),
     "index-predicate": (
-        "3.11's get_indexed_slices returns no row at all when the slice predicate leaves out the indexed column",
-        "filters on the indexed column whatever the predicate selects, as 2.1 did, and returns the "
-        "predicate's columns"),
+        "3.11's get_indexed_slices (and get_range_slices with a row_filter) loses rows when the slice predicate "
+        "leaves out a column of the index clause: with another expression's column left out it returns no row; "
+        "with the indexed column left out, only the declared columns (column_metadata) the predicate selects, "
+        "and no row where it selects none",
+        "filters on every column of the clause whatever the predicate selects, as 2.1 did, and returns each "
+        "matching row with the columns the predicate selects"),
     "super-internal-columns": (
         "3.11 describes a Super family with two internal column_metadata entries: an empty name typed "
         "MapType(subcomparator, default validator) and 'value'",
