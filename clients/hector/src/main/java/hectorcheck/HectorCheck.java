@@ -300,6 +300,20 @@ public final class HectorCheck {
         return cf;
     }
 
+    /**
+     * Declares column of family cf LongType through updateColumnFamily, with
+     * the family's definition as the server describes it, as schema tools of
+     * the era did.
+     */
+    void declareLongColumn(String cf, String column) {
+        ThriftCfDef upd = new ThriftCfDef(cfDef(cf));
+        BasicColumnDefinition def = new BasicColumnDefinition();
+        def.setName(SS.toByteBuffer(column));
+        def.setValidationClass(ComparatorType.LONGTYPE.getClassName());
+        upd.addColumnDefinition(def);
+        cluster.updateColumnFamily(upd, true);
+    }
+
     void run(String hostPort) {
         ksName = "hector_" + Long.toHexString(new Random().nextLong() & 0xffffffffffL);
         System.out.println("hector-core against " + hostPort + ", keyspace " + ksName);
@@ -1135,12 +1149,7 @@ public final class HectorCheck {
             Mutator<String> m = HFactory.createMutator(ko, SS);
             m.insert("n1", NOTES, HFactory.createColumn("age", new byte[] {1, 2, 3}, SS, BS));
 
-            ThriftCfDef upd = new ThriftCfDef(cfDef(NOTES));
-            BasicColumnDefinition age = new BasicColumnDefinition();
-            age.setName(SS.toByteBuffer("age"));
-            age.setValidationClass(ComparatorType.LONGTYPE.getClassName());
-            upd.addColumnDefinition(age);
-            cluster.updateColumnFamily(upd, true);
+            declareLongColumn(NOTES, "age");
             List<String> md = new ArrayList<>();
             for (ColumnDefinition cd : cfDef(NOTES).getColumnMetadata()) {
                 md.add(SS.fromByteBuffer(cd.getName()) + " " + cd.getValidationClass() + " " + cd.getIndexType());
@@ -1176,12 +1185,7 @@ public final class HectorCheck {
                     ComparatorType.UTF8TYPE);
             memos.setKeyValidationClass(ComparatorType.UTF8TYPE.getClassName());
             cluster.addColumnFamily(memos, true);
-            ThriftCfDef upd = new ThriftCfDef(cfDef(MEMOS));
-            BasicColumnDefinition age = new BasicColumnDefinition();
-            age.setName(SS.toByteBuffer("age"));
-            age.setValidationClass(ComparatorType.LONGTYPE.getClassName());
-            upd.addColumnDefinition(age);
-            cluster.updateColumnFamily(upd, true);
+            declareLongColumn(MEMOS, "age");
             List<ColumnDefinition> md = cfDef(MEMOS).getColumnMetadata();
             expect(1, md.size(), MEMOS + " column_metadata entries");
             expect(ComparatorType.LONGTYPE.getClassName(), md.get(0).getValidationClass(), "age validator");
