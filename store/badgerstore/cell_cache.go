@@ -56,7 +56,7 @@ func newCellCache(maxBytes int64, locks *rowLocks) *cellCache {
 // cellTicket is what a reader saw before it opened its snapshot: its row's
 // slot and the slot's version. A zero ticket does not use the cache.
 type cellTicket struct {
-	slot    uint16
+	slot    rowSlot
 	version uint64
 	ok      bool
 }

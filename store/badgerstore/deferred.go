@@ -73,7 +73,7 @@ type deferredJob struct {
 	seq     uint64
 	payload []byte
 	tables  []*store.Table // of each row, as the writer resolved it
-	slots   []uint16       // version slots of its rows
+	slots   []rowSlot      // version slots of its rows
 	prefix  []byte         // room for a row's prefix, kept with the job for its next use
 	// settled: its pending counts were lowered when it was applied (or
 	// dropped) alone, not with its batch.
@@ -283,7 +283,7 @@ func (d *deferredWrites) wait(ctx context.Context) error {
 
 // waitSlots waits until no deferred write of the given version slots is
 // pending.
-func (e *Engine) waitSlots(ctx context.Context, slots ...uint16) error {
+func (e *Engine) waitSlots(ctx context.Context, slots ...rowSlot) error {
 	d := e.deferred
 	if d == nil || d.total.Load() == 0 || !d.anyPending(slots) {
 		return nil
@@ -300,7 +300,7 @@ func (e *Engine) waitSlots(ctx context.Context, slots ...uint16) error {
 	return nil
 }
 
-func (d *deferredWrites) anyPending(slots []uint16) bool {
+func (d *deferredWrites) anyPending(slots []rowSlot) bool {
 	for _, s := range slots {
 		if d.pending[s].Load() != 0 {
 			return true
@@ -386,8 +386,8 @@ func (e *Engine) runApplier() {
 	d := e.deferred
 	defer close(d.done)
 	var batch []*deferredJob
-	var slots []uint16
-	seen := make(map[uint16]bool)
+	var slots []rowSlot
+	seen := make(map[rowSlot]bool)
 	for {
 		d.mu.Lock()
 		for len(d.queue) == 0 {
@@ -456,7 +456,7 @@ func (e *Engine) runApplier() {
 }
 
 // repeats reports whether j writes a version slot already in seen.
-func (d *deferredWrites) repeats(j *deferredJob, seen map[uint16]bool) bool {
+func (d *deferredWrites) repeats(j *deferredJob, seen map[rowSlot]bool) bool {
 	for _, s := range j.slots {
 		if seen[s] {
 			return true
@@ -478,7 +478,7 @@ func (d *deferredWrites) repeats(j *deferredJob, seen map[uint16]bool) bool {
 // other write reaches a row between the batch's locks and its job's: a
 // write that is not deferred waits for the row's pending count first, and
 // a deferred one is applied by this applier, after.
-func (e *Engine) applyBatch(jobs []*deferredJob, slots []uint16) bool {
+func (e *Engine) applyBatch(jobs []*deferredJob, slots []rowSlot) bool {
 	var rows deferredRows
 	unlock := e.rowLocks.lock(slots)
 	err := retryWrites(context.Background(), func() error { return e.applyJobsOnce(jobs, &rows) })
@@ -489,7 +489,7 @@ func (e *Engine) applyBatch(jobs []*deferredJob, slots []uint16) bool {
 	if len(jobs) > 1 {
 		e.log.Warn("deferred writes failed together; applying them one by one", "writes", len(jobs), "err", err)
 	}
-	var own []uint16
+	var own []rowSlot
 	for _, j := range jobs {
 		// lock sorts and compacts what it is given, and j.slots counts.
 		own = append(own[:0], j.slots...)
@@ -628,7 +628,7 @@ func (e *Engine) replayDeferred(log *deferredLog, applied uint64) error {
 	// go into a transaction: the queue may have held thousands.
 	var rows, scratch deferredRows
 	var batch []*deferredJob
-	seen := make(map[uint16]bool)
+	seen := make(map[rowSlot]bool)
 	replayed, last := 0, applied
 	flush := func() error {
 		if len(batch) == 0 {

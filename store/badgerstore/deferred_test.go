@@ -152,7 +152,7 @@ func TestReadsWaitForTheirRowsDeferredWrites(t *testing.T) {
 	tb := enginetest.CreateTable(t, e, store.TableDef{Name: "s", Comparator: "UTF8Type"})
 	enginetest.Apply(t, e, store.RowMutation{Table: tb, Key: []byte("other"), Ops: []store.Op{enginetest.Put("c", "old", 1)}})
 	// A key of another version slot than "other".
-	slotOf := func(key string) uint16 {
+	slotOf := func(key string) rowSlot {
 		rp, _ := e.rowPrefix(nil, tb, []byte(key))
 		return e.rowLocks.slot(rp)
 	}

@@ -270,7 +270,7 @@ type imagePayoff struct {
 
 // pays counts a read of names of a row in slot that no image answered,
 // and reports whether it should leave a mark or take an image.
-func (p *imagePayoff) pays(slot uint16) bool {
+func (p *imagePayoff) pays(slot rowSlot) bool {
 	if slot%imageCountSample == 0 {
 		if n := p.reads.Add(imageCountSample); n >= imageWindowReads && p.reads.CompareAndSwap(n, 0) {
 			p.judge()
@@ -291,7 +291,7 @@ func (p *imagePayoff) judge() {
 }
 
 // answer counts a read of names of a row in slot that an image answered.
-func (p *imagePayoff) answer(slot uint16) {
+func (p *imagePayoff) answer(slot rowSlot) {
 	if slot%imageCountSample == 0 {
 		p.answered.Add(imageCountSample)
 		if n := p.reads.Add(imageCountSample); n >= imageWindowReads && p.reads.CompareAndSwap(n, 0) {
@@ -364,7 +364,7 @@ func (r *reader) takeImage(c *cellCache) (rowImage, bool, error) {
 
 // namesTakeImage reports whether a read of q, of names of a row in slot,
 // in t may take the row's image, or leave a mark.
-func namesTakeImage(t *store.Table, q *store.SliceQuery, slot uint16) bool {
+func namesTakeImage(t *store.Table, q *store.SliceQuery, slot rowSlot) bool {
 	return q.Names != nil && q.Super == nil && cacheableCells(t) && !packedTable(t) &&
 		t.Backend.(*tableState).namesImages.pays(slot)
 }

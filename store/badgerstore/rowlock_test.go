@@ -9,7 +9,7 @@ import "testing"
 func TestWithSlotsHoldsTheLocksAndRaisesTheVersions(t *testing.T) {
 	l := newRowLocks()
 	// One slot, and three of which two share a stripe.
-	for _, slots := range [][]uint16{{7}, {7, 7 + rowLockStripes, 9}} {
+	for _, slots := range [][]rowSlot{{7}, {7, 7 + rowLockStripes, 9}} {
 		before := make([]uint64, len(slots))
 		for i, s := range slots {
 			before[i] = l.version(s)
@@ -40,7 +40,7 @@ func TestWithSlotsHoldsTheLocksAndRaisesTheVersions(t *testing.T) {
 			}
 		}
 	}
-	if n := testing.AllocsPerRun(100, func() { l.withSlots([]uint16{3}, func() {}) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { l.withSlots([]rowSlot{3}, func() {}) }); n != 0 {
 		t.Errorf("withSlots of one slot allocated %.1f times, want none", n)
 	}
 }

@@ -161,9 +161,9 @@ func (e *Engine) findTimestampBound(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	all := make([]uint16, rowLockStripes)
+	all := make([]rowSlot, rowLockStripes)
 	for i := range all {
-		all[i] = uint16(i)
+		all[i] = rowSlot(i)
 	}
 	unlock := e.rowLocks.lock(all)
 	defer unlock()
