@@ -9,7 +9,7 @@ DATA_DIR  ?= ./data
 FUZZTIME  ?= 20s
 STATICCHECK_VERSION ?= v0.6.1
 
-.PHONY: build run fixtures test bench lint fuzz thrift vet fmt-check clean check-clients cassandra cassandra-stop test-reference bench-compare bench-cql
+.PHONY: build run fixtures test bench lint fuzz thrift vet fmt-check clean check-clients cassandra cassandra-stop test-reference bench-compare bench-compare-durable bench-cql
 
 build:
 	@mkdir -p $(BIN)
@@ -74,6 +74,29 @@ bench-compare:
 	fi; \
 	pid=; [ -z "$$cass" ] || pid=$$(test/cassandra/cassandra.sh pid ref) || exit 1; \
 	$(BIN)/thriftbench compare --thriftd $(BIN)/thriftd --cassandra "$$cass" --cassandra-pid "$${pid:-0}" \
+	  --duration $(BENCH_DURATION) --warmup $(BENCH_WARMUP) --rounds $(BENCH_ROUNDS) $(BENCH_FLAGS)
+
+# The cost of durability: bench-compare's writing modes with thriftd under
+# --commitlog-sync batch (a write is answered once it is synced to the
+# disk) against Cassandra 3.11 under commitlog_sync: batch (the durable
+# node of test/cassandra/cassandra.sh), the echo ceiling, and raw Badger
+# syncing every write (docs/PERFORMANCE.md, "The cost of durability").
+# The ref node is stopped first: after a bench-compare it goes on
+# compacting what that run wrote. Not part of make test; about 5 minutes.
+BENCH_DURABLE_MODES ?= insert,batch,batch-super,counter,mixed
+bench-compare-durable:
+	@mkdir -p $(BIN)
+	$(GO) build -o $(BIN)/ ./cmd/thriftd ./cmd/thriftbench
+	test/cassandra/cassandra.sh stop ref
+	@cass=127.0.0.1:19164; \
+	if [ "$$THRIFTBRIDGE_CASSANDRA" = off ]; then \
+	  echo "!!! SKIPPED: the Cassandra 3.11 column: THRIFTBRIDGE_CASSANDRA=off" >&2; cass=; \
+	elif ! test/cassandra/cassandra.sh start durable >&2; then \
+	  echo "!!! SKIPPED: the Cassandra 3.11 column: test/cassandra/cassandra.sh start durable failed (java and mvn are needed)" >&2; cass=; \
+	fi; \
+	pid=; [ -z "$$cass" ] || pid=$$(test/cassandra/cassandra.sh pid durable) || exit 1; \
+	$(BIN)/thriftbench compare --thriftd $(BIN)/thriftd --thriftd-flags '--commitlog-sync batch' --raw-badger-sync \
+	  --cassandra "$$cass" --cassandra-pid "$${pid:-0}" --mode $(BENCH_DURABLE_MODES) --memory-load 0 \
 	  --duration $(BENCH_DURATION) --warmup $(BENCH_WARMUP) --rounds $(BENCH_ROUNDS) $(BENCH_FLAGS)
 
 # thriftd serving from Cassandra 5.0 (--backend cql://, the target node)

@@ -68,6 +68,8 @@ type compareConfig struct {
 	memoryLoad time.Duration
 	// rawBadger: measure the raw Badger ceiling too (rawbadger.go).
 	rawBadger bool
+	// rawBadgerSync: the raw Badger ceiling syncs every write.
+	rawBadgerSync bool
 }
 
 // comparison is compare's result.
@@ -185,6 +187,7 @@ func runCompareCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 	fs.DurationVar(&cc.settle, "settle", 20*time.Second, "before each server's turn at a mode, wait up to this long for the machine's CPUs to be at most 25% busy, so that no server is measured in the wake of the one before (0: do not wait)")
 	fs.DurationVar(&cc.memoryLoad, "memory-load", 10*time.Second, fmt.Sprintf("after the run, load thriftd alone this long with the mixed mode over %d connections and report its peak resident set (0: do not; needs the mixed mode)", wideConnections))
 	fs.BoolVar(&cc.rawBadger, "raw-badger", true, "measure the storage ceiling too: every mode on a Badger database of this process with thriftd's memory sizing, one entry a cell, no network and no Thrift (not with --cql)")
+	fs.BoolVar(&cc.rawBadgerSync, "raw-badger-sync", false, "the raw Badger ceiling syncs every write to the disk before it returns, as thriftd's --commitlog-sync batch does")
 	fs.StringVar(&cc.cql, "cql", "", "CQL host:port of a Cassandra 4/5 node: thriftd serves from it (--backend cql://), and a direct gocql load of the same tables is measured too (modes insert, get, slice, batch, range)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: thriftbench compare [flags]
@@ -302,7 +305,7 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 	var rawT *target
 	if cc.rawBadger && cc.cql == "" {
 		rawT = newTarget("raw Badger", "in-process", cfg, log)
-		rawT.raw = newRawBadger(filepath.Join(tmp, "raw-badger"), cfg, log)
+		rawT.raw = newRawBadger(filepath.Join(tmp, "raw-badger"), cc.rawBadgerSync, cfg, log)
 		targets = append(targets, rawT)
 	}
 	defer func() {

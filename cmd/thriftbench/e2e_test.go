@@ -253,7 +253,7 @@ func TestEveryModeOnRawBadger(t *testing.T) {
 		Duration: 200 * time.Millisecond, Warmup: 50 * time.Millisecond}
 	target := newTarget("raw Badger", "in-process", cfg, slog.New(slog.DiscardHandler))
 	dir := t.TempDir() + "/raw"
-	target.raw = newRawBadger(dir, cfg, slog.New(slog.DiscardHandler))
+	target.raw = newRawBadger(dir, false, cfg, slog.New(slog.DiscardHandler))
 	ctx := context.Background()
 	if err := target.setup(ctx); err != nil {
 		t.Fatal(err)
@@ -346,9 +346,15 @@ func TestRawBadgerPreloadsWhatItsModesRead(t *testing.T) {
 		cfg := &loadConfig{Connections: 1, Preload: 10, Keys: 10, Columns: 4, ValueSize: 16, RangeRows: 2,
 			SuperColumns: 2, Subcolumns: 3, Values: valuesRepeat, Seed: 1, Modes: tc.modes}
 		target := newTarget("raw Badger", "in-process", cfg, slog.New(slog.DiscardHandler))
-		target.raw = newRawBadger(t.TempDir()+"/raw", cfg, slog.New(slog.DiscardHandler))
+		// The writing modes' ceiling syncs its writes, as compare's
+		// --raw-badger-sync asks.
+		sync := len(tc.modes) > 1
+		target.raw = newRawBadger(t.TempDir()+"/raw", sync, cfg, slog.New(slog.DiscardHandler))
 		if err := target.setup(ctx); err != nil {
 			t.Fatalf("%v: %v", tc.modes, err)
+		}
+		if got := target.raw.db.Opts().SyncWrites; got != sync {
+			t.Errorf("%v: raw Badger opened with SyncWrites %v, want %v", tc.modes, got, sync)
 		}
 		count := func(family byte) int {
 			n := 0

@@ -63,10 +63,13 @@ var rawModes = map[string]rawOp{
 // rawBadger is compare's raw Badger load.
 type rawBadger struct {
 	dir string
-	cfg *loadConfig
-	p   *params
-	log *slog.Logger
-	db  *badger.DB
+	// sync: every write is synced to the disk before it returns (Badger's
+	// SyncWrites), the ceiling of thriftd's --commitlog-sync batch.
+	sync bool
+	cfg  *loadConfig
+	p    *params
+	log  *slog.Logger
+	db   *badger.DB
 }
 
 // rawWorker is one goroutine of the load.
@@ -79,8 +82,8 @@ type rawWorker struct {
 }
 
 // newRawBadger prepares the raw Badger load in dir.
-func newRawBadger(dir string, cfg *loadConfig, log *slog.Logger) *rawBadger {
-	return &rawBadger{dir: dir, cfg: cfg, p: newParams(cfg), log: log.With("server", "raw Badger")}
+func newRawBadger(dir string, sync bool, cfg *loadConfig, log *slog.Logger) *rawBadger {
+	return &rawBadger{dir: dir, sync: sync, cfg: cfg, p: newParams(cfg), log: log.With("server", "raw Badger")}
 }
 
 // setup opens the database and writes the preloaded rows.
@@ -90,6 +93,7 @@ func (r *rawBadger) setup(ctx context.Context, t *target) error {
 	}
 	opts := badgerstore.SizeMemory(0).Apply(badger.DefaultOptions(r.dir)).
 		WithNumVersionsToKeep(1).
+		WithSyncWrites(r.sync).
 		WithLogger(nil)
 	db, err := badger.Open(opts)
 	if err != nil {
@@ -97,6 +101,9 @@ func (r *rawBadger) setup(ctx context.Context, t *target) error {
 	}
 	r.db = db
 	t.version = "none: Badger alone"
+	if r.sync {
+		t.version += ", every write synced"
+	}
 	// One stream of values for both families, the same on every run of a
 	// seed.
 	rng := rand.New(rand.NewPCG(r.cfg.Seed, 0))

@@ -27,6 +27,10 @@
 #           restart under load (cmd/thriftd's outage test). Only started when
 #           named, never by a bare `start`, and not listed by `status` unless
 #           it runs.
+#   durable Cassandra 3.11 with commitlog_sync: batch (a write is answered
+#           once its commit log is synced to the disk, as thriftd's
+#           --commitlog-sync batch): Thrift 19164, CQL 19046. For
+#           make bench-compare-durable; only started when named, as chaos.
 #
 # Environment: CASSANDRA_REF_VERSION (3.11.19), CASSANDRA_TARGET_VERSION
 # (5.0.9), CASSANDRA_HEAP (768M), CASSANDRA_CACHE (.cache/cassandra),
@@ -42,15 +46,16 @@ heap="${CASSANDRA_HEAP:-768M}"
 start_timeout="${CASSANDRA_START_TIMEOUT:-240}"
 all_nodes=(ref bop rp auth target)
 # Nodes started and stopped only when named.
-named_nodes=(chaos)
+named_nodes=(chaos durable)
 
 die() { echo "cassandra.sh: $*" >&2; exit 1; }
-usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 # node_conf NODE sets the node's settings.
 node_conf() {
   version="$ref_version" partitioner=Murmur3Partitioner cluster="Test Cluster"
   thrift_port="" authenticator=AllowAllAuthenticator authorizer=AllowAllAuthorizer
+  commitlog_sync=periodic
   case "$1" in
     ref)    thrift_port=19160 native_port=19042 storage_port=17000 jmx_port=17199 ;;
     bop)    thrift_port=19161 native_port=19043 storage_port=17001 jmx_port=17299
@@ -61,6 +66,8 @@ node_conf() {
             authenticator=PasswordAuthenticator authorizer=CassandraAuthorizer ;;
     target) version="$target_version" native_port=29042 storage_port=27000 jmx_port=27199 ;;
     chaos)  version="$target_version" native_port=29043 storage_port=27002 jmx_port=27299 ;;
+    durable) thrift_port=19164 native_port=19046 storage_port=17006 jmx_port=17699
+            commitlog_sync=batch ;;
     *) die "unknown node '$1' (nodes: ${all_nodes[*]} ${named_nodes[*]})" ;;
   esac
   node_dir="$cache/nodes/$1"
@@ -100,8 +107,11 @@ commitlog_directory: $d/commitlog
 saved_caches_directory: $d/saved_caches
 hints_directory: $d/hints
 cdc_raw_directory: $d/cdc_raw
-commitlog_sync: periodic
-commitlog_sync_period_in_ms: 10000
+$(if [ "$commitlog_sync" = batch ]; then
+  echo "commitlog_sync: batch"; echo "commitlog_sync_batch_window_in_ms: 2"
+else
+  echo "commitlog_sync: periodic"; echo "commitlog_sync_period_in_ms: 10000"
+fi)
 commitlog_segment_size_in_mb: 8
 seed_provider:
   - class_name: org.apache.cassandra.locator.SimpleSeedProvider
@@ -275,6 +285,7 @@ print_env() {
       auth)   echo "CASSANDRA_THRIFT_AUTH=127.0.0.1:$thrift_port"; echo "CASSANDRA_HOSTS_AUTH=127.0.0.1:$native_port" ;;
       target) echo "CASSANDRA_TARGET_HOSTS=127.0.0.1:$native_port" ;;
       chaos)  echo "CASSANDRA_CHAOS_HOSTS=127.0.0.1:$native_port" ;;
+      durable) echo "CASSANDRA_THRIFT_DURABLE=127.0.0.1:$thrift_port"; echo "CASSANDRA_HOSTS_DURABLE=127.0.0.1:$native_port" ;;
     esac
   done
 }
