@@ -198,6 +198,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		writers:        make(chan *writer, freeWriters),
 		stop:           make(chan struct{}),
 		dropKick:       make(chan struct{}, 1),
+		group:          groupCommitter{syncsEachCommit: opts.Sync == SyncBatch},
 
 		unpackedSupers: opts.UnpackedSuperColumns,
 	}

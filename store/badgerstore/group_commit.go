@@ -45,6 +45,13 @@ import (
 // that work at once, each in its own goroutine, and pay the transaction's
 // fixed cost, which is small beside their rows' (docs/PERFORMANCE-LOG.md,
 // "Large writers commit alone").
+//
+// Not with the sync batch: there every transaction waits for its own sync
+// of Badger's write-ahead log (Badger syncs once for each transaction of
+// the writes it takes together), and that wait, not the CPU, is what a
+// large writer costs. Every writer that fits joins groups then, and a
+// group's writers share one sync (docs/PERFORMANCE-LOG.md, "The cost of
+// durability").
 
 const (
 	// groupMaxOps and groupMaxBytes bound a group's transaction; a member
@@ -79,6 +86,9 @@ type groupCommitter struct {
 	mu      sync.Mutex
 	queue   []*commitJob
 	leading bool
+	// syncsEachCommit: every transaction is synced to the disk before it
+	// commits (the sync batch), so large writers join groups too.
+	syncsEachCommit bool
 	// beforePublish, when set (by tests), runs after a group's
 	// transaction has committed and before its writes are published.
 	beforePublish func()
@@ -112,7 +122,7 @@ func (g *groupCommitter) keepJob(j *commitJob) {
 func (e *Engine) commitRows(ctx context.Context, rows []store.RowMutation) error {
 	g := &e.group
 	ops, size := rowsCost(rows)
-	if ops > groupAloneOps || size > groupMaxBytes {
+	if (ops > groupAloneOps && !g.syncsEachCommit) || size > groupMaxBytes {
 		return retryWrites(ctx, func() error { return e.applyOnce(rows) })
 	}
 	g.mu.Lock()

@@ -3,6 +3,7 @@ package badgerstore
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/thriftbridge/thriftbridge/store"
 	"github.com/thriftbridge/thriftbridge/store/enginetest"
+	"github.com/thriftbridge/thriftbridge/store/partition"
 )
 
 // groupFamilies creates a Standard, a packed Super and a counter family.
@@ -414,6 +416,53 @@ func TestLargeWritersCommitAlone(t *testing.T) {
 			if n := len(f.slice(std(), fmt.Sprintf("w%d-%d", w, i), store.SliceQuery{Count: all}).Cells); n != groupAloneOps+1 {
 				t.Fatalf("row w%d-%d holds %d cells, want %d", w, i, n, groupAloneOps+1)
 			}
+		}
+	}
+}
+
+// TestLargeWritersJoinGroupsUnderTheSyncBatch: with the sync batch, where
+// every transaction waits for its own sync of Badger's log, writers of
+// more than groupAloneOps operations queue for a group like the others
+// and commit in one transaction, each with all its cells stored.
+func TestLargeWritersJoinGroupsUnderTheSyncBatch(t *testing.T) {
+	p, err := partition.ByName("Murmur3Partitioner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(context.Background(), Options{Dir: t.TempDir(), Partitioner: p, Sync: SyncBatch,
+		Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if e.deferred != nil {
+		t.Fatal("the sync batch deferred writes")
+	}
+	tb := enginetest.CreateTable(t, e, store.TableDef{Name: "std", Comparator: "UTF8Type"})
+	rows := ownStripes{e: e, used: map[uint16]bool{}}
+	const writers = 4
+	keys := make([][]byte, writers)
+	batches := make([]*store.Batch, writers)
+	for w := range writers {
+		keys[w] = rows.key(tb, fmt.Sprintf("w%d", w))
+		ops := make([]store.Op, groupAloneOps+1)
+		for c := range ops {
+			ops[c] = enginetest.Put(fmt.Sprintf("c%03d", c), fmt.Sprintf("v%d", w), 1)
+		}
+		batches[w] = &store.Batch{Rows: []store.RowMutation{{Table: tb, Key: keys[w], Ops: ops}}}
+	}
+	for w, err := range applyQueued(t, e, batches) {
+		if err != nil {
+			t.Fatalf("writer %d: %v", w, err)
+		}
+	}
+	if n := e.groupedWrites.Load(); n != writers {
+		t.Errorf("%d of %d large writers committed in a shared transaction, want all", n, writers)
+	}
+	for w := range writers {
+		res := enginetest.Slice(t, e, tb, string(keys[w]), store.SliceQuery{Count: all})
+		if len(res.Cells) != groupAloneOps+1 || string(res.Cells[0].Value) != fmt.Sprintf("v%d", w) {
+			t.Fatalf("row %s: %s, want %d cells of v%d", keys[w], enginetest.CellsString(res.Cells), groupAloneOps+1, w)
 		}
 	}
 }
