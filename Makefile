@@ -59,6 +59,20 @@ bench:
 # The Cassandra column is skipped loudly when the ref node cannot start
 # (or THRIFTBRIDGE_CASSANDRA=off); a node it starts keeps running until
 # make cassandra-stop.
+# cassandra_column NODE PORT: the shell that starts the Cassandra 3.11 node
+# NODE of test/cassandra/cassandra.sh for a compare run, setting cass to
+# its Thrift address 127.0.0.1:PORT and pid to its process, or skipping
+# the Cassandra column loudly (cass empty) when it cannot start or
+# THRIFTBRIDGE_CASSANDRA=off.
+define cassandra_column
+cass=127.0.0.1:$(2); \
+	if [ "$$THRIFTBRIDGE_CASSANDRA" = off ]; then \
+	  echo "!!! SKIPPED: the Cassandra 3.11 column: THRIFTBRIDGE_CASSANDRA=off" >&2; cass=; \
+	elif ! test/cassandra/cassandra.sh start $(1) >&2; then \
+	  echo "!!! SKIPPED: the Cassandra 3.11 column: test/cassandra/cassandra.sh start $(1) failed (java and mvn are needed)" >&2; cass=; \
+	fi; \
+	pid=; [ -z "$$cass" ] || pid=$$(test/cassandra/cassandra.sh pid $(1)) || exit 1
+endef
 BENCH_DURATION ?= 5s
 BENCH_WARMUP   ?= 3s
 BENCH_ROUNDS   ?= 2
@@ -66,13 +80,7 @@ BENCH_FLAGS    ?=
 bench-compare:
 	@mkdir -p $(BIN)
 	$(GO) build -o $(BIN)/ ./cmd/thriftd ./cmd/thriftbench
-	@cass=127.0.0.1:19160; \
-	if [ "$$THRIFTBRIDGE_CASSANDRA" = off ]; then \
-	  echo "!!! SKIPPED: the Cassandra 3.11 column: THRIFTBRIDGE_CASSANDRA=off" >&2; cass=; \
-	elif ! test/cassandra/cassandra.sh start ref >&2; then \
-	  echo "!!! SKIPPED: the Cassandra 3.11 column: test/cassandra/cassandra.sh start ref failed (java and mvn are needed)" >&2; cass=; \
-	fi; \
-	pid=; [ -z "$$cass" ] || pid=$$(test/cassandra/cassandra.sh pid ref) || exit 1; \
+	@$(call cassandra_column,ref,19160); \
 	$(BIN)/thriftbench compare --thriftd $(BIN)/thriftd --cassandra "$$cass" --cassandra-pid "$${pid:-0}" \
 	  --duration $(BENCH_DURATION) --warmup $(BENCH_WARMUP) --rounds $(BENCH_ROUNDS) $(BENCH_FLAGS)
 
@@ -88,13 +96,7 @@ bench-compare-durable:
 	@mkdir -p $(BIN)
 	$(GO) build -o $(BIN)/ ./cmd/thriftd ./cmd/thriftbench
 	test/cassandra/cassandra.sh stop ref
-	@cass=127.0.0.1:19164; \
-	if [ "$$THRIFTBRIDGE_CASSANDRA" = off ]; then \
-	  echo "!!! SKIPPED: the Cassandra 3.11 column: THRIFTBRIDGE_CASSANDRA=off" >&2; cass=; \
-	elif ! test/cassandra/cassandra.sh start durable >&2; then \
-	  echo "!!! SKIPPED: the Cassandra 3.11 column: test/cassandra/cassandra.sh start durable failed (java and mvn are needed)" >&2; cass=; \
-	fi; \
-	pid=; [ -z "$$cass" ] || pid=$$(test/cassandra/cassandra.sh pid durable) || exit 1; \
+	@$(call cassandra_column,durable,19164); \
 	$(BIN)/thriftbench compare --thriftd $(BIN)/thriftd --thriftd-flags '--commitlog-sync batch' --raw-badger-sync \
 	  --cassandra "$$cass" --cassandra-pid "$${pid:-0}" --mode $(BENCH_DURABLE_MODES) --memory-load 0 \
 	  --duration $(BENCH_DURATION) --warmup $(BENCH_WARMUP) --rounds $(BENCH_ROUNDS) $(BENCH_FLAGS)

@@ -86,8 +86,8 @@ type groupCommitter struct {
 	mu      sync.Mutex
 	queue   []*commitJob
 	leading bool
-	// syncsEachCommit: every transaction is synced to the disk before it
-	// commits (the sync batch), so large writers join groups too.
+	// syncsEachCommit: every transaction is synced to the disk before its
+	// commit returns (the sync batch), so large writers join groups too.
 	syncsEachCommit bool
 	// beforePublish, when set (by tests), runs after a group's
 	// transaction has committed and before its writes are published.
