@@ -94,6 +94,9 @@ type Config struct {
 	// MetricsListen is the host:port of the metrics endpoint (/metrics,
 	// /healthz; see metrics.go); empty: none.
 	MetricsListen string `yaml:"metrics_listen"`
+	// PprofListen is the host:port of the endpoint of Go's runtime
+	// profiles (/debug/pprof/; see profiles.go); empty: none.
+	PprofListen string `yaml:"pprof_listen"`
 	// --- End of production hardening. ---
 
 	// --- Backend (backend.go). ---
@@ -224,6 +227,8 @@ var settings = []setting{
 		num: func(c *Config) *int { return &c.WriteRequestTimeoutMS }},
 	{key: "metrics_listen", flag: "metrics-listen", usage: "host:port of the HTTP endpoint of Prometheus metrics (/metrics) and health (/healthz) (empty: none)",
 		str: func(c *Config) *string { return &c.MetricsListen }},
+	{key: "pprof_listen", flag: "pprof-listen", usage: "host:port of the HTTP endpoint of Go's runtime profiles (/debug/pprof/: CPU, heap, allocations, mutex and block contention) (empty: none)",
+		str: func(c *Config) *string { return &c.PprofListen }},
 	// --- End of production hardening. ---
 
 	// --- Backend (backend.go). ---
@@ -416,6 +421,11 @@ func (c Config) Validate() error {
 	if c.MetricsListen != "" {
 		if err := validateListen(c.MetricsListen); err != nil {
 			invalid("metrics_listen", c.MetricsListen, err.Error()+" (or empty: no metrics endpoint)")
+		}
+	}
+	if c.PprofListen != "" {
+		if err := validateListen(c.PprofListen); err != nil {
+			invalid("pprof_listen", c.PprofListen, err.Error()+" (or empty: no profiles endpoint)")
 		}
 	}
 	errs = append(errs, c.authErrors()...) // authentication

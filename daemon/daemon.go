@@ -36,6 +36,10 @@ type Daemon struct {
 	// metrics are the Prometheus metrics and the /metrics and /healthz
 	// endpoint (metrics.go); nil without metrics_listen.
 	metrics *metrics
+
+	// profiles serve Go's runtime profiles (profiles.go); nil without
+	// pprof_listen.
+	profiles *profiles
 }
 
 // Option changes how Start runs thriftd, beyond its settings.
@@ -171,6 +175,9 @@ func Start(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option)
 	if err := d.serveMetrics(cfg, mx, logger); err != nil {
 		return nil, errors.Join(err, d.Stop(ctx))
 	}
+	if err := d.serveProfiles(cfg, logger); err != nil {
+		return nil, errors.Join(err, d.Stop(ctx))
+	}
 	return d, nil
 }
 
@@ -193,6 +200,9 @@ func (d *Daemon) Stop(ctx context.Context) error {
 	// reads a closed store.
 	if merr := d.metrics.shutdown(ctx); merr != nil && err == nil {
 		err = merr
+	}
+	if perr := d.profiles.shutdown(ctx); perr != nil && err == nil {
+		err = perr
 	}
 	if err == nil && d.served != nil && !errors.Is(d.served, legacy.ErrServerClosed) {
 		err = d.served

@@ -14,4 +14,9 @@
 // that needs a thriftd in process (convert fixtures, the conformance
 // suite, the sources' tests), on 127.0.0.1:0 and, through WithClock, on
 // the clock of its data.
+//
+// Beside the Thrift port a daemon may serve two HTTP endpoints, each off
+// unless configured: Prometheus metrics and a health check
+// (metrics_listen, metrics.go), and Go's runtime profiles (pprof_listen,
+// profiles.go).
 package daemon
