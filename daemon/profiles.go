@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"runtime"
+	"sync"
 	"time"
 )
 
@@ -16,10 +17,10 @@ import (
 // runtime profiles, in the format `go tool pprof` reads.
 const ProfilesPath = "/debug/pprof/"
 
-// Sampling of the contention profiles while the profiles endpoint is on:
-// one mutex contention event in mutexProfileFraction, and blocking
-// events with a probability of their length over blockProfileRate (every
-// event of blockProfileRate or longer).
+// Sampling of the contention profiles: one mutex contention event in
+// mutexProfileFraction, while the endpoint is on; blocking events with a
+// probability of their length over blockProfileRate (every event of
+// blockProfileRate or longer), while a block profile is being taken.
 const (
 	mutexProfileFraction = 10
 	blockProfileRate     = int(100 * time.Microsecond)
@@ -31,11 +32,23 @@ type profiles struct {
 	listener net.Listener
 	server   *http.Server
 	served   chan struct{}
+
+	// blockProfiles counts the block profiles being taken; blocking
+	// events are sampled while it is above zero.
+	mu            sync.Mutex
+	blockProfiles int
 }
 
-// serveProfiles starts the profiles endpoint on cfg.PprofListen, if set,
-// and turns on the sampling of mutex and block contention, which Go
-// leaves off: the process's profiles show contention while it serves.
+// serveProfiles starts the profiles endpoint on cfg.PprofListen, if set.
+//
+// Go samples mutex and block contention only when told to. Mutex
+// contention is sampled while the endpoint is on: it costs a stack trace
+// on one contended unlock in ten, and Go misses the contention of a
+// mutex whose waiters never drain if it begins sampling after they
+// queued. Blocking events are sampled only while a profile of them is
+// being taken (/debug/pprof/block?seconds=N): a blocking event is every
+// wait of a goroutine, and under durable writes, whose every call waits
+// for a sync, sampling them took 2% of thriftd's CPU.
 func (d *Daemon) serveProfiles(cfg Config, logger *slog.Logger) error {
 	if cfg.PprofListen == "" {
 		return nil
@@ -45,25 +58,22 @@ func (d *Daemon) serveProfiles(cfg Config, logger *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("profiles endpoint: listen on %s: %w", cfg.PprofListen, err)
 	}
+	p := &profiles{listener: ln, served: make(chan struct{})}
 	mux := http.NewServeMux()
-	mux.HandleFunc(ProfilesPath, pprof.Index) // the named profiles: heap, allocs, goroutine, mutex, block...
+	mux.HandleFunc(ProfilesPath, pprof.Index) // the named profiles: heap, allocs, goroutine, threadcreate...
 	mux.HandleFunc(ProfilesPath+"cmdline", pprof.Cmdline)
 	mux.HandleFunc(ProfilesPath+"profile", pprof.Profile)
 	mux.HandleFunc(ProfilesPath+"symbol", pprof.Symbol)
 	mux.HandleFunc(ProfilesPath+"trace", pprof.Trace)
-	p := &profiles{
-		listener: ln,
-		served:   make(chan struct{}),
-		// No write timeout: a CPU profile or a trace answers after the
-		// seconds it is asked for.
-		server: &http.Server{
-			Handler:           mux,
-			ReadHeaderTimeout: metricsReadHeaderTimeout,
-			ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-		},
+	mux.Handle(ProfilesPath+"block", p.sampleBlocking(pprof.Handler("block")))
+	// No write timeout: a CPU profile or a trace answers after the
+	// seconds it is asked for.
+	p.server = &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: metricsReadHeaderTimeout,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	runtime.SetMutexProfileFraction(mutexProfileFraction)
-	runtime.SetBlockProfileRate(blockProfileRate)
 	d.profiles = p
 	go func() {
 		defer close(p.served)
@@ -73,6 +83,35 @@ func (d *Daemon) serveProfiles(cfg Config, logger *slog.Logger) error {
 	}()
 	logger.Info("profiles endpoint listening", "addr", ln.Addr().String(), "path", ProfilesPath)
 	return nil
+}
+
+// sampleBlocking serves the block profile: with seconds, the blocking
+// sampled during those seconds; without, what the earlier ones sampled.
+func (p *profiles) sampleBlocking(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.FormValue("seconds") == "" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		p.countBlockProfile(+1)
+		defer p.countBlockProfile(-1)
+		h.ServeHTTP(w, r)
+	})
+}
+
+// countBlockProfile counts a block profile that starts (+1) or ends
+// (-1), and turns Go's sampling of blocking events on with the first and
+// off after the last.
+func (p *profiles) countBlockProfile(delta int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.blockProfiles += delta
+	switch {
+	case delta > 0 && p.blockProfiles == 1:
+		runtime.SetBlockProfileRate(blockProfileRate)
+	case delta < 0 && p.blockProfiles == 0:
+		runtime.SetBlockProfileRate(0)
+	}
 }
 
 // ProfilesAddr is where the profiles endpoint listens, or nil without
@@ -85,8 +124,8 @@ func (d *Daemon) ProfilesAddr() net.Addr {
 }
 
 // shutdown stops the endpoint, letting the profiles being taken finish
-// until ctx ends (a CPU profile or trace in progress is cut then), and
-// turns the sampling of contention off again.
+// until ctx ends (a profile or trace in progress is cut then), and stops
+// sampling mutex contention.
 func (p *profiles) shutdown(ctx context.Context) error {
 	if p == nil {
 		return nil
@@ -98,7 +137,6 @@ func (p *profiles) shutdown(ctx context.Context) error {
 	}
 	<-p.served
 	runtime.SetMutexProfileFraction(0)
-	runtime.SetBlockProfileRate(0)
 	if err != nil {
 		return fmt.Errorf("profiles endpoint: shutdown: %w", err)
 	}

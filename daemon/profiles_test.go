@@ -36,10 +36,86 @@ func getProfile(t *testing.T, d *daemon.Daemon, path string) []byte {
 	return body
 }
 
+// gunzip decompresses a profile in Go's format (gzipped protobuf).
+func gunzip(t *testing.T, what string, b []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("the %s profile is not gzipped protobuf: %v", what, err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("read the %s profile: %v", what, err)
+	}
+	return raw
+}
+
+// contendForProfile makes goroutines wait for one mutex until stop is
+// closed (bounded by 10 s).
+func contendForProfile(stop <-chan struct{}) {
+	var mu sync.Mutex
+	runFor(stop, func() {
+		mu.Lock()
+		time.Sleep(50 * time.Microsecond)
+		mu.Unlock()
+	})
+}
+
+// blockForProfile makes goroutines wait on a channel until stop is
+// closed (bounded by 10 s).
+func blockForProfile(stop <-chan struct{}) {
+	ticks := make(chan struct{})
+	runFor(stop, func() {
+		select {
+		case ticks <- struct{}{}:
+		case <-ticks:
+		case <-time.After(time.Millisecond):
+		}
+	})
+}
+
+// runFor runs step in a loop in four goroutines until stop is closed,
+// for 10 s at most.
+func runFor(stop <-chan struct{}, step func()) {
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				step()
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// profileWhile takes the profile at path while work runs.
+func profileWhile(t *testing.T, d *daemon.Daemon, path string, work func(stop <-chan struct{})) []byte {
+	t.Helper()
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		work(stop)
+	}()
+	defer func() {
+		close(stop)
+		<-done
+	}()
+	return getProfile(t, d, path)
+}
+
 // TestProfilesEndpoint: with pprof_listen set, thriftd serves a CPU
-// profile that sampled its Thrift server while clients called it, the
-// named profiles, and samples mutex contention; Stop closes the endpoint
-// and turns the sampling off again.
+// profile that sampled its Thrift server while clients called it, a
+// mutex profile, a block profile of the seconds asked for, sampled
+// during those seconds only, and the other named profiles; Stop closes
+// the endpoint and stops sampling mutex contention.
 func TestProfilesEndpoint(t *testing.T) {
 	cfg := daemontest.Config(t)
 	cfg.PprofListen = "127.0.0.1:0"
@@ -57,10 +133,6 @@ func TestProfilesEndpoint(t *testing.T) {
 	if d.ProfilesAddr() == nil {
 		t.Fatal("no profiles address with pprof_listen set")
 	}
-	if got := runtime.SetMutexProfileFraction(-1); got == 0 {
-		t.Error("mutex contention is not sampled while the endpoint is on")
-	}
-
 	// Calls over four connections while a 1 s CPU profile is taken.
 	ctx := testContext(t)
 	callsDone := make(chan struct{})
@@ -83,27 +155,40 @@ func TestProfilesEndpoint(t *testing.T) {
 			}
 		}()
 	}
-	cpu := getProfile(t, d, "profile?seconds=1")
+	cpu := gunzip(t, "CPU", getProfile(t, d, "profile?seconds=1"))
 	close(callsDone)
 	calls.Wait()
-	zr, err := gzip.NewReader(bytes.NewReader(cpu))
-	if err != nil {
-		t.Fatalf("the CPU profile is not gzipped protobuf: %v", err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatalf("read the CPU profile: %v", err)
-	}
-	// The profile's string table names the functions its samples were in.
-	if !bytes.Contains(raw, []byte("thriftbridge/legacy.")) {
+	// A profile's string table names the functions its samples were in.
+	if !bytes.Contains(cpu, []byte("thriftbridge/legacy.")) {
 		t.Error("the CPU profile has no sample in the Thrift server's code")
+	}
+
+	// A mutex profile of 1 s while goroutines contend, sampled since the
+	// endpoint started.
+	if got := runtime.SetMutexProfileFraction(-1); got == 0 {
+		t.Error("mutex contention is not sampled while the endpoint is on")
+	}
+	mutex := gunzip(t, "mutex", profileWhile(t, d, "mutex?seconds=1", contendForProfile))
+	if !bytes.Contains(mutex, []byte("contendForProfile")) {
+		t.Error("the mutex profile of 1 s has no sample of the contention made during it")
+	}
+
+	// A block profile of 1 s while goroutines wait: sampled then, and
+	// not after.
+	block := gunzip(t, "block", profileWhile(t, d, "block?seconds=1", blockForProfile))
+	if !bytes.Contains(block, []byte("blockForProfile")) {
+		t.Error("the block profile of 1 s has no sample of the waits made during it")
+	}
+	before := getProfile(t, d, "block?debug=1")
+	stop := make(chan struct{})
+	time.AfterFunc(200*time.Millisecond, func() { close(stop) })
+	blockForProfile(stop)
+	if after := getProfile(t, d, "block?debug=1"); !bytes.Equal(before, after) {
+		t.Errorf("blocking sampled after the block profile ended:\nbefore %.300q\nafter %.300q", before, after)
 	}
 
 	if heap := string(getProfile(t, d, "heap?debug=1")); !strings.Contains(heap, "# runtime.MemStats") {
 		t.Errorf("heap profile in text: %.200q", heap)
-	}
-	if mutex := string(getProfile(t, d, "mutex?debug=1")); !strings.Contains(mutex, "sampling period=") {
-		t.Errorf("mutex profile in text: %.200q", mutex)
 	}
 	index := string(getProfile(t, d, ""))
 	for _, name := range []string{"allocs", "block", "goroutine", "mutex"} {
