@@ -280,6 +280,10 @@ type target struct {
 	// afterTurn, when set, runs at the end of each of the target's turns
 	// in measure.
 	afterTurn func()
+	// duringMeasure, when set, is called as a measured phase of mode
+	// that lasts d begins; the function it returns is called once the
+	// phase has ended.
+	duringMeasure func(ctx context.Context, mode string, d time.Duration) (ended func())
 	// pid, when not 0, is the server's process: what it spends on each
 	// measured phase is read (usage.go).
 	pid int
@@ -500,6 +504,10 @@ func (t *target) runMode(ctx context.Context, name string, warm bool) modeResult
 	t.log.Info("measuring", "mode", name, "for", t.cfg.Duration)
 	before, sampled := t.sample()
 	selfBefore, selfErr := sampleProcess(os.Getpid())
+	ended := func() {}
+	if t.duringMeasure != nil {
+		ended = t.duringMeasure(ctx, name, t.cfg.Duration)
+	}
 	st, elapsed := t.phase(ctx, op, t.cfg.Duration)
 	if selfErr == nil {
 		if selfAfter, err := sampleProcess(os.Getpid()); err == nil {
@@ -511,6 +519,7 @@ func (t *target) runMode(ctx context.Context, name string, warm bool) modeResult
 			res.Server = useBetween(before, after, st.ops)
 		}
 	}
+	ended() // after the server's reading: its profiles end with the phase, then are written out
 	st.fill(&res, elapsed, t.log)
 	return res
 }

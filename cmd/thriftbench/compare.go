@@ -70,6 +70,9 @@ type compareConfig struct {
 	rawBadger bool
 	// rawBadgerSync: the raw Badger ceiling syncs every write.
 	rawBadgerSync bool
+	// profiles, when set, is the directory of the profiles taken of
+	// thriftd during its measured turns (profiles.go).
+	profiles string
 }
 
 // comparison is compare's result.
@@ -93,6 +96,9 @@ type comparison struct {
 	ThriftdWide   *wideLoad     `json:"thriftd_wide_mixed_load,omitempty"`
 	// ThriftdFlags are the flags thriftd ran with beyond its defaults.
 	ThriftdFlags []string `json:"thriftd_flags,omitempty"`
+	// ProfilesDir holds the profiles of thriftd's measured turns
+	// (--profiles), which the profiling slowed down a little.
+	ProfilesDir string `json:"profiles_dir,omitempty"`
 	// LoadBefore and LoadAfter are /proc/loadavg before the servers start
 	// and after the last mode: other work on the machine shows in them.
 	LoadBefore string       `json:"loadavg_before,omitempty"`
@@ -188,6 +194,7 @@ func runCompareCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 	fs.DurationVar(&cc.memoryLoad, "memory-load", 10*time.Second, fmt.Sprintf("after the run, load thriftd alone this long with the mixed mode over %d connections and report its peak resident set (0: do not; needs the mixed mode)", wideConnections))
 	fs.BoolVar(&cc.rawBadger, "raw-badger", true, "measure the storage ceiling too: every mode on a Badger database of this process with thriftd's memory sizing, one entry a cell, no network and no Thrift (not with --cql)")
 	fs.BoolVar(&cc.rawBadgerSync, "raw-badger-sync", false, "the raw Badger ceiling syncs every write to the disk before it returns, as thriftd's --commitlog-sync batch does")
+	fs.StringVar(&cc.profiles, "profiles", "", "directory to write profiles of thriftd into, taken over each of its measured turns from its profiles endpoint, for go tool pprof: thriftd-MODE-roundN.cpu.pprof and .mutex.pprof, and the heap before and after the turn, .allocs-before.pprof and .allocs-after.pprof (the turn's allocations: go tool pprof -sample_index=alloc_space -base BEFORE AFTER); the CPU profiler costs thriftd a little of its rate")
 	fs.StringVar(&cc.cql, "cql", "", "CQL host:port of a Cassandra 4/5 node: thriftd serves from it (--backend cql://), and a direct gocql load of the same tables is measured too (modes insert, get, slice, batch, range)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: thriftbench compare [flags]
@@ -256,6 +263,19 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 		direct = newDirectCQL(cc.cql, prefix, cfg, log)
 		thriftdFlags = append(direct.thriftdFlags(), thriftdFlags...)
 	}
+	var profiler *turnProfiler
+	if cc.profiles != "" {
+		if err := os.MkdirAll(cc.profiles, 0o755); err != nil {
+			return fmt.Errorf("--profiles: %w", err)
+		}
+		port, err := freePort()
+		if err != nil {
+			return err
+		}
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		thriftdFlags = append(thriftdFlags, "--pprof-listen", addr)
+		profiler = newTurnProfiler(addr, cc.profiles, log)
+	}
 	per := cfg.Warmup + time.Duration(cfg.Rounds)*cfg.Duration
 	log.Info("compare: thriftd, Cassandra 3.11 and the echo ceiling", "modes", len(cfg.Modes), "rounds", cfg.Rounds,
 		"estimated", (time.Duration(3*len(cfg.Modes))*per).String()+" plus start-up and preload")
@@ -282,6 +302,9 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 		LoadBefore: loadBefore}
 	targets := []*target{newTarget("thriftd", td.addr, cfg, log)}
 	targets[0].pid = td.cmd.Process.Pid
+	if profiler != nil {
+		targets[0].duringMeasure = profiler.start
+	}
 	var directT *target
 	if direct != nil {
 		// After thriftd's: thriftd creates and preloads the tables.
@@ -350,6 +373,7 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 		}
 	}
 	res.ThriftdFlags = thriftdFlags
+	res.ProfilesDir = cc.profiles
 	if directT != nil {
 		res.Direct = reports[directT]
 	}
@@ -373,6 +397,9 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 	}
 	if res.Thriftd.failedCalls() > 0 || res.Echo.failedCalls() > 0 || (res.RawBadger != nil && res.RawBadger.failedCalls() > 0) {
 		return errCallsFailed
+	}
+	if profiler != nil {
+		return profiler.err()
 	}
 	return nil
 }
@@ -525,6 +552,9 @@ func writeComparison(w io.Writer, c *comparison) {
 	}
 	if len(c.ThriftdFlags) > 0 {
 		fmt.Fprintf(w, "thriftd flags: %s\n", strings.Join(c.ThriftdFlags, " "))
+	}
+	if c.ProfilesDir != "" {
+		fmt.Fprintf(w, "thriftd was profiled during its measured turns (CPU, allocations, mutex contention), which cost it a little of its rate: %s\n", c.ProfilesDir)
 	}
 	if c.LoadBefore != "" {
 		fmt.Fprintf(w, "load average before the run %s, after it %s\n", c.LoadBefore, c.LoadAfter)

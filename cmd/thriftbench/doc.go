@@ -115,6 +115,12 @@
 // with several rounds, thriftd's rate, CPU per call and writes round by
 // round, which show a flush or a compaction that fell in a round.
 //
+// With --profiles DIR, thriftd runs with its profiles endpoint
+// (--pprof-listen on a free loopback port), and over each of its measured
+// turns compare takes its CPU and mutex profiles and its heap before and
+// after, into DIR (profiles.go); the report says that thriftd was
+// profiled, which costs it a little of its rate.
+//
 // The storage ceiling is measured in the same run (--raw-badger, on by
 // default, not with --cql): every mode on a Badger database of compare's
 // own process, opened with thriftd's default memory sizing, from
