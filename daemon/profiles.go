@@ -60,8 +60,9 @@ func (d *Daemon) serveProfiles(cfg Config, logger *slog.Logger) error {
 	}
 	p := &profiles{listener: ln, served: make(chan struct{})}
 	mux := http.NewServeMux()
+	// Not the command line (pprof.Cmdline): it may hold a password
+	// (--cql-password), and go tool pprof does not need it.
 	mux.HandleFunc(ProfilesPath, pprof.Index) // the named profiles: heap, allocs, goroutine, threadcreate...
-	mux.HandleFunc(ProfilesPath+"cmdline", pprof.Cmdline)
 	mux.HandleFunc(ProfilesPath+"profile", pprof.Profile)
 	mux.HandleFunc(ProfilesPath+"symbol", pprof.Symbol)
 	mux.HandleFunc(ProfilesPath+"trace", pprof.Trace)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -189,6 +190,16 @@ func TestProfilesEndpoint(t *testing.T) {
 
 	if heap := string(getProfile(t, d, "heap?debug=1")); !strings.Contains(heap, "# runtime.MemStats") {
 		t.Errorf("heap profile in text: %.200q", heap)
+	}
+	// The command line may hold a password (--cql-password): not served.
+	resp, err := http.Get("http://" + d.ProfilesAddr().String() + daemon.ProfilesPath + "cmdline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmdline, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusOK || bytes.Contains(cmdline, []byte(os.Args[0])) {
+		t.Errorf("the command line is served: %s: %q", resp.Status, cmdline)
 	}
 	index := string(getProfile(t, d, ""))
 	for _, name := range []string{"allocs", "block", "goroutine", "mutex"} {
