@@ -214,6 +214,23 @@ func findPackCell(cells []packCell, enc []byte) (int, bool) {
 	return slices.BinarySearchFunc(cells, enc, func(c packCell, k []byte) int { return bytes.Compare(c.enc, k) })
 }
 
+// findPackCellNear is findPackCell for a writer that puts cells mostly in
+// their order, as a batch puts a super column's subcolumns: it tries
+// index near (just after the previous cell the writer put) with at most
+// two comparisons before it searches. Finding the place of each of a
+// super batch's 100 subcolumns by search alone was 6% of thriftd's CPU.
+func findPackCellNear(cells []packCell, enc []byte, near int) (int, bool) {
+	if near >= 0 && near <= len(cells) && (near == 0 || bytes.Compare(cells[near-1].enc, enc) < 0) {
+		if near == len(cells) {
+			return near, false
+		}
+		if c := bytes.Compare(cells[near].enc, enc); c >= 0 {
+			return near, c == 0
+		}
+	}
+	return findPackCell(cells, enc)
+}
+
 // packable reports whether a subcolumn whose logical key is the pack key
 // followed by enc may live in a pack: its key would not have to be cut.
 func packable(packKey, enc []byte) bool {

@@ -706,3 +706,25 @@ func compareScans(t *testing.T, engines [2]*Engine, tables [2][]*store.Table, fa
 		}
 	}
 }
+
+// TestFindPackCellNear: whatever the index it is told to try first, the
+// search near it finds what the plain search finds, in packs of up to 130
+// cells with names present and absent, before, between and after them.
+func TestFindPackCellNear(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	for n := range 131 {
+		cells := make([]packCell, n)
+		for i := range cells {
+			cells[i].enc = binary.BigEndian.AppendUint16(nil, uint16(2*i+1)) // odd names
+		}
+		for probe := range 2*n + 3 {
+			enc := binary.BigEndian.AppendUint16(nil, uint16(probe))
+			wantI, wantFound := findPackCell(cells, enc)
+			for _, near := range []int{-1, 0, 1, n / 2, n - 1, n, n + 1, rng.Intn(n + 2), wantI, wantI + 1} {
+				if i, found := findPackCellNear(cells, enc, near); i != wantI || found != wantFound {
+					t.Fatalf("%d cells, name %d, near %d: (%d, %v), want (%d, %v)", n, probe, near, i, found, wantI, wantFound)
+				}
+			}
+		}
+	}
+}

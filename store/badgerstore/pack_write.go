@@ -22,6 +22,7 @@ type openPack struct {
 	found     bool // stored before the row mutation
 	dissolved bool
 	dirty     bool
+	next      int // just after the cell put last: where the next may go
 }
 
 // packCell writes a put or cell deletion of a subcolumn of a packed
@@ -58,7 +59,8 @@ func (w *writer) packCell(rp []byte, t *store.Table, super, name []byte, rec *re
 	if err := w.e.noteTimestamp(w.stripe, rec.timestamp); err != nil {
 		return err
 	}
-	i, found := findPackCell(p.cells, enc)
+	i, found := findPackCellNear(p.cells, enc, p.next)
+	p.next = i + 1
 	if found {
 		var old record
 		if err := decodeRecord(p.cells[i].rec, &old); err != nil {

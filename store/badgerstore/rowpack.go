@@ -71,6 +71,7 @@ type rowPackState struct {
 	size   int
 	found  bool // stored before the row mutation
 	dirty  bool
+	next   int // just after the cell put last: where the next may go
 }
 
 // openRowPack reads the row pack of the row with prefix rp of the
@@ -155,7 +156,8 @@ func (w *writer) rowPackOp(rp []byte, t *store.Table, op *store.Op) (bool, error
 		return false, w.dissolveRow(rp, t)
 	}
 	p := &w.rowPack
-	i, found := findPackCell(p.cells, enc)
+	i, found := findPackCellNear(p.cells, enc, p.next)
+	p.next = i + 1
 	if found {
 		var old record
 		if err := decodeRecord(p.cells[i].rec, &old); err != nil {
