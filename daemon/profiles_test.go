@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -55,7 +56,7 @@ func gunzip(t *testing.T, what string, b []byte) []byte {
 // closed (bounded by 10 s).
 func contendForProfile(stop <-chan struct{}) {
 	var mu sync.Mutex
-	runFor(stop, func() {
+	runFor(stop, func(int) {
 		mu.Lock()
 		time.Sleep(50 * time.Microsecond)
 		mu.Unlock()
@@ -66,7 +67,7 @@ func contendForProfile(stop <-chan struct{}) {
 // closed (bounded by 10 s).
 func blockForProfile(stop <-chan struct{}) {
 	ticks := make(chan struct{})
-	runFor(stop, func() {
+	runFor(stop, func(int) {
 		select {
 		case ticks <- struct{}{}:
 		case <-ticks:
@@ -75,11 +76,11 @@ func blockForProfile(stop <-chan struct{}) {
 	})
 }
 
-// runFor runs step in a loop in four goroutines until stop is closed,
-// for 10 s at most.
-func runFor(stop <-chan struct{}, step func()) {
+// runFor runs step in a loop in four goroutines, numbered 0 to 3, until
+// stop is closed, for 10 s at most.
+func runFor(stop <-chan struct{}, step func(goroutine int)) {
 	var wg sync.WaitGroup
-	for range 4 {
+	for i := range 4 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -89,7 +90,7 @@ func runFor(stop <-chan struct{}, step func()) {
 					return
 				default:
 				}
-				step()
+				step(i)
 			}
 		}()
 	}
@@ -136,29 +137,21 @@ func TestProfilesEndpoint(t *testing.T) {
 	}
 	// Calls over four connections while a 1 s CPU profile is taken.
 	ctx := testContext(t)
-	callsDone := make(chan struct{})
-	var calls sync.WaitGroup
-	for range 4 {
-		c := mustDialThrift(t, d.Addr().String(), nil)
-		calls.Add(1)
-		go func() {
-			defer calls.Done()
-			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-				select {
-				case <-callsDone:
-					return
-				default:
-				}
-				if _, err := c.DescribeVersion(ctx); err != nil {
-					t.Errorf("describe_version: %v", err)
-					return
-				}
-			}
-		}()
+	var clients [4]*thriftClient
+	for i := range clients {
+		clients[i] = mustDialThrift(t, d.Addr().String(), nil)
 	}
-	cpu := gunzip(t, "CPU", getProfile(t, d, "profile?seconds=1"))
-	close(callsDone)
-	calls.Wait()
+	var failed atomic.Int64
+	cpu := gunzip(t, "CPU", profileWhile(t, d, "profile?seconds=1", func(stop <-chan struct{}) {
+		runFor(stop, func(i int) {
+			if _, err := clients[i].DescribeVersion(ctx); err != nil {
+				failed.Add(1)
+			}
+		})
+	}))
+	if n := failed.Load(); n > 0 {
+		t.Errorf("%d calls of describe_version failed", n)
+	}
 	// A profile's string table names the functions its samples were in.
 	if !bytes.Contains(cpu, []byte("thriftbridge/legacy.")) {
 		t.Error("the CPU profile has no sample in the Thrift server's code")
