@@ -502,12 +502,14 @@ func (t *target) runMode(ctx context.Context, name string, warm bool) modeResult
 		res.WarmupOps = warm.ops
 	}
 	t.log.Info("measuring", "mode", name, "for", t.cfg.Duration)
-	before, sampled := t.sample()
-	selfBefore, selfErr := sampleProcess(os.Getpid())
+	// What duringMeasure does before the phase (a collection for a heap
+	// profile) is not the phase's: the processes are read after it.
 	ended := func() {}
 	if t.duringMeasure != nil {
 		ended = t.duringMeasure(ctx, name, t.cfg.Duration)
 	}
+	before, sampled := t.sample()
+	selfBefore, selfErr := sampleProcess(os.Getpid())
 	st, elapsed := t.phase(ctx, op, t.cfg.Duration)
 	if selfErr == nil {
 		if selfAfter, err := sampleProcess(os.Getpid()); err == nil {
