@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
 	"math/rand/v2"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/thriftbridge/thriftbridge/thrift/gen-go/cassandra"
 )
@@ -17,6 +21,41 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
 	code = run(context.Background(), args, &out, &errb)
 	return code, out.String(), errb.String()
+}
+
+// buildBinaries builds thriftd and thriftbench into a directory of the
+// test's, which it returns: compare starts its echo server from its own
+// executable, so a compare test runs the real binaries.
+func buildBinaries(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if out, err := exec.Command("go", "build", "-o", dir+"/", "../thriftd", ".").CombinedOutput(); err != nil {
+		t.Fatalf("build thriftd and thriftbench: %v\n%s", err, out)
+	}
+	return dir
+}
+
+// runCompareJSON runs the thriftbench of dir as compare --json against
+// the thriftd of dir, with args after those, within timeout, and returns
+// its report. Such a run measures nothing, so it does not wait for quiet
+// CPUs (--settle 0): beside the other packages' tests it would wait out
+// its limit at every turn.
+func runCompareJSON(t *testing.T, dir string, timeout time.Duration, args ...string) comparison {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var out, errb strings.Builder
+	cmd := exec.CommandContext(ctx, filepath.Join(dir, "thriftbench"), append([]string{"compare", "--thriftd", filepath.Join(dir, "thriftd"),
+		"--settle", "0", "--json", "--log-level", "warn"}, args...)...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("compare %q: %v\n%s", args, err, errb.String())
+	}
+	var res comparison
+	if err := json.Unmarshal([]byte(out.String()), &res); err != nil {
+		t.Fatalf("compare --json: %v\n%s", err, out.String())
+	}
+	return res
 }
 
 func TestCommandLineRefusals(t *testing.T) {

@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -41,30 +38,11 @@ func TestCompareDirectCQL(t *testing.T) {
 	if hosts == "" {
 		t.Skip("!!! SKIPPED: compare --cql needs CASSANDRA_TARGET_HOSTS (host:9042 of a Cassandra 5.0 node; test/cassandra/cassandra.sh start target) !!!")
 	}
-	// compare starts its echo server from its own executable: the real
-	// binaries, built for the test. It measures nothing here, so it does
-	// not wait for quiet CPUs (--settle 0): beside the other packages'
-	// tests it would wait out its limit at every turn.
-	dir := t.TempDir()
-	if out, err := exec.Command("go", "build", "-o", dir+"/", "../thriftd", ".").CombinedOutput(); err != nil {
-		t.Fatalf("build thriftd and thriftbench: %v\n%s", err, out)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	var out, errb strings.Builder
-	cmd := exec.CommandContext(ctx, filepath.Join(dir, "thriftbench"), "compare", "--thriftd", filepath.Join(dir, "thriftd"),
+	res := runCompareJSON(t, buildBinaries(t), 5*time.Minute,
 		"--cql", strings.Split(hosts, ",")[0], "--cassandra", "",
 		"--thriftd-flags", "--write-request-timeout-ms 20000 --read-request-timeout-ms 20000 --range-request-timeout-ms 20000",
-		"--timeout", "60s", "--settle", "0", "--mode", "insert,get,slice,batch,range", "--columns", "5", "--preload", "40", "--keys", "50",
-		"--range-rows", "4", "--connections", "2", "--duration", "300ms", "--warmup", "0", "--json", "--log-level", "warn")
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("compare --cql: %v\n%s", err, errb.String())
-	}
-	var res comparison
-	if err := json.Unmarshal([]byte(out.String()), &res); err != nil {
-		t.Fatalf("compare --json: %v\n%s", err, out.String())
-	}
+		"--timeout", "60s", "--mode", "insert,get,slice,batch,range", "--columns", "5", "--preload", "40", "--keys", "50",
+		"--range-rows", "4", "--connections", "2", "--duration", "300ms", "--warmup", "0")
 	if res.Direct == nil || len(res.Direct.Modes) != 5 {
 		t.Fatalf("no direct gocql report: %+v", res.Direct)
 	}
@@ -94,6 +72,8 @@ func TestCompareDirectCQL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	iter := s.Query("SELECT keyspace_name FROM system_schema.keyspaces").IterContext(ctx)
 	var name string
 	for iter.Scan(&name) {

@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,28 +19,12 @@ import (
 // CPU profile that sampled thriftd's Thrift server, a mutex profile, and
 // heaps before and after it, and the report says thriftd was profiled.
 func TestCompareProfilesThriftd(t *testing.T) {
-	dir := t.TempDir()
-	if out, err := exec.Command("go", "build", "-o", dir+"/", "../thriftd", ".").CombinedOutput(); err != nil {
-		t.Fatalf("build thriftd and thriftbench: %v\n%s", err, out)
-	}
+	dir := buildBinaries(t)
 	profiles := filepath.Join(dir, "profiles")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	var out, errb strings.Builder
-	// It measures nothing here, so it does not wait for quiet CPUs
-	// (--settle 0).
-	cmd := exec.CommandContext(ctx, filepath.Join(dir, "thriftbench"), "compare", "--thriftd", filepath.Join(dir, "thriftd"),
-		"--cassandra", "", "--raw-badger=false", "--memory-load", "0", "--settle", "0", "--profiles", profiles,
+	res := runCompareJSON(t, dir, 3*time.Minute,
+		"--cassandra", "", "--raw-badger=false", "--memory-load", "0", "--profiles", profiles,
 		"--mode", "insert", "--rounds", "2", "--columns", "5", "--preload", "20", "--keys", "50",
-		"--connections", "4", "--duration", "1s", "--warmup", "0", "--json", "--log-level", "warn")
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("compare --profiles: %v\n%s", err, errb.String())
-	}
-	var res comparison
-	if err := json.Unmarshal([]byte(out.String()), &res); err != nil {
-		t.Fatalf("compare --json: %v\n%s", err, out.String())
-	}
+		"--connections", "4", "--duration", "1s", "--warmup", "0")
 	if res.ProfilesDir != profiles || !strings.Contains(strings.Join(res.ThriftdFlags, " "), "--pprof-listen 127.0.0.1:") {
 		t.Errorf("the report does not say thriftd was profiled: dir %q, flags %q", res.ProfilesDir, res.ThriftdFlags)
 	}
