@@ -73,19 +73,26 @@ type compareConfig struct {
 	// profiles, when set, is the directory of the profiles taken of
 	// thriftd during its measured turns (profiles.go).
 	profiles string
+	// serverCPUs, when set, is the CPU list every server runs on, the
+	// load generator running on the others (pin.go).
+	serverCPUs string
 }
 
 // comparison is compare's result.
 type comparison struct {
-	Config           *loadConfig `json:"config"`
-	DurationS        float64     `json:"duration_s"`
-	WarmupS          float64     `json:"warmup_s"`
-	CPUs             int         `json:"cpus"`
-	MachineCPUs      int         `json:"machine_cpus"`
-	Thriftd          *report     `json:"thriftd"`
-	Cassandra        *report     `json:"cassandra,omitempty"`
-	CassandraSkipped string      `json:"cassandra_skipped,omitempty"`
-	Echo             *report     `json:"echo"`
+	Config      *loadConfig `json:"config"`
+	DurationS   float64     `json:"duration_s"`
+	WarmupS     float64     `json:"warmup_s"`
+	CPUs        int         `json:"cpus"`
+	MachineCPUs int         `json:"machine_cpus"`
+	// ServerCPUs and LoadCPUs, when set, are the CPUs every server and
+	// the load generator ran on (--server-cpus).
+	ServerCPUs       string  `json:"server_cpus,omitempty"`
+	LoadCPUs         string  `json:"load_cpus,omitempty"`
+	Thriftd          *report `json:"thriftd"`
+	Cassandra        *report `json:"cassandra,omitempty"`
+	CassandraSkipped string  `json:"cassandra_skipped,omitempty"`
+	Echo             *report `json:"echo"`
 	// RawBadger is the storage ceiling: Badger alone, in this process.
 	RawBadger *report `json:"raw_badger,omitempty"`
 	// ThriftdRSS is thriftd's memory after the run, ThriftdLoaded the
@@ -195,6 +202,7 @@ func runCompareCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 	fs.BoolVar(&cc.rawBadger, "raw-badger", true, "measure the storage ceiling too: every mode on a Badger database of this process with thriftd's memory sizing, one entry a cell, no network and no Thrift (not with --cql)")
 	fs.BoolVar(&cc.rawBadgerSync, "raw-badger-sync", false, "the raw Badger ceiling syncs every write to the disk before it returns, as thriftd's --commitlog-sync batch does")
 	fs.StringVar(&cc.profiles, "profiles", "", "directory to write profiles of thriftd into, taken over each of its measured turns from its profiles endpoint, for go tool pprof: thriftd-MODE-roundN.cpu.pprof and .mutex.pprof, and the heap before and after the turn, .allocs-before.pprof and .allocs-after.pprof (the turn's allocations: go tool pprof -sample_index=alloc_space -base BEFORE AFTER); the CPU profiler costs thriftd a little of its rate")
+	fs.StringVar(&cc.serverCPUs, "server-cpus", "", "CPUs to run every server on (thriftd, the echo server, and the Cassandra at --cassandra-pid, moved there for the run), this load generator running on the others: each server has these CPUs to itself (a taskset CPU list such as 0 or 0-1; needs taskset; not with --cql)")
 	fs.StringVar(&cc.cql, "cql", "", "CQL host:port of a Cassandra 4/5 node: thriftd serves from it (--backend cql://), and a direct gocql load of the same tables is measured too (modes insert, get, slice, batch, range)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: thriftbench compare [flags]
@@ -249,6 +257,19 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 			return err
 		}
 	}
+	var pin *cpuPinning
+	if cc.serverCPUs != "" {
+		if cc.cql != "" {
+			return usagef("--server-cpus is not for --cql runs (make bench-cql pins its nodes)")
+		}
+		if cc.cassandra != "" && cc.cassandraPid == 0 {
+			return usagef("--server-cpus needs --cassandra-pid, to run Cassandra on the servers' CPUs too")
+		}
+		var err error
+		if pin, err = newCPUPinning(cc.serverCPUs, machineCPUs()); err != nil {
+			return usagef("--server-cpus: %v", err)
+		}
+	}
 	log, err := newLogger(cfg.LogLevel, stderr)
 	if err != nil {
 		return err
@@ -287,12 +308,29 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 	}
 	defer os.RemoveAll(tmp)
 
-	echo, err := startEchoProcess(ctx, cfg.ValueSize, log)
+	if pin != nil {
+		if cc.cassandraPid > 0 {
+			before, err := moveProcess(cc.cassandraPid, pin.servers)
+			if err != nil {
+				return fmt.Errorf("--server-cpus: Cassandra: %w", err)
+			}
+			defer func() {
+				if _, err := moveProcess(cc.cassandraPid, before); err != nil {
+					log.Warn("could not give Cassandra its CPUs back", "cpus", before, "err", err)
+				}
+			}()
+		}
+		if _, err := moveProcess(os.Getpid(), pin.load); err != nil {
+			return fmt.Errorf("--server-cpus: the load generator: %w", err)
+		}
+		log.Info("servers pinned", "server_cpus", pin.servers, "load_cpus", pin.load)
+	}
+	echo, err := startEchoProcess(ctx, pin, cfg.ValueSize, log)
 	if err != nil {
 		return fmt.Errorf("echo server: %w", err)
 	}
 	defer echo.stop(log)
-	td, err := startThriftd(ctx, cc.thriftd, thriftdFlags, tmp, cfg.Timeout, log)
+	td, err := startThriftd(ctx, pin, cc.thriftd, thriftdFlags, tmp, cfg.Timeout, log)
 	if err != nil {
 		return fmt.Errorf("thriftd: %w", err)
 	}
@@ -300,6 +338,9 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 
 	res := &comparison{Config: cfg, DurationS: cfg.Duration.Seconds(), WarmupS: cfg.Warmup.Seconds(), CPUs: runtime.NumCPU(), MachineCPUs: machineCPUs(),
 		LoadBefore: loadBefore}
+	if pin != nil {
+		res.ServerCPUs, res.LoadCPUs = pin.servers, pin.load
+	}
 	targets := []*target{newTarget("thriftd", td.addr, cfg, log)}
 	targets[0].pid = td.cmd.Process.Pid
 	if profiler != nil {
@@ -545,7 +586,9 @@ func writeRoundRatios(w io.Writer, c *comparison) {
 // writeComparison prints each server's report, then the table.
 func writeComparison(w io.Writer, c *comparison) {
 	fmt.Fprintf(w, "thriftbench compare: %s\n", c.Config.describe())
-	if c.MachineCPUs > c.CPUs {
+	if c.ServerCPUs != "" {
+		fmt.Fprintf(w, "every server (thriftd, the echo server, Cassandra) on CPUs %s, the load generator on CPUs %s\n", c.ServerCPUs, c.LoadCPUs)
+	} else if c.MachineCPUs > c.CPUs {
 		fmt.Fprintf(w, "%d of the machine's %d CPUs run the load generator and the servers it starts; the servers at the given addresses may run on the others\n", c.CPUs, c.MachineCPUs)
 	} else {
 		fmt.Fprintf(w, "%d CPUs; the load generator and every server share this machine\n", c.CPUs)
@@ -611,7 +654,11 @@ func writeComparison(w io.Writer, c *comparison) {
 		(c.RawBadger != nil && c.RawBadger.failedCalls() > 0) {
 		fmt.Fprintln(w, "\nsome calls failed: see the errors column of each server above")
 	}
-	fmt.Fprintln(w, "\ngoals of the issue:")
+	if c.ServerCPUs != "" {
+		fmt.Fprintln(w, "\ngoals of the issue, which are set for servers that share every CPU with the load (this run gave them CPUs of their own):")
+	} else {
+		fmt.Fprintln(w, "\ngoals of the issue:")
+	}
 	for _, g := range c.Goals {
 		var want, got string
 		switch g.Kind {
@@ -753,12 +800,12 @@ func (p *process) stop(log *slog.Logger) {
 
 // startEchoProcess runs this binary's echo server on a free loopback port
 // and reads the port from its first line of output.
-func startEchoProcess(ctx context.Context, valueSize int, log *slog.Logger) (*process, error) {
+func startEchoProcess(ctx context.Context, pin *cpuPinning, valueSize int, log *slog.Logger) (*process, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(exe, "echo-server", "--listen", "127.0.0.1:0", "--value-size", strconv.Itoa(valueSize), "--log-level", "warn")
+	cmd := pin.command(exe, "echo-server", "--listen", "127.0.0.1:0", "--value-size", strconv.Itoa(valueSize), "--log-level", "warn")
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -797,9 +844,9 @@ func startEchoProcess(ctx context.Context, valueSize int, log *slog.Logger) (*pr
 }
 
 // startThriftd starts bin/thriftd with its default settings and flags on
-// a free loopback port and a fresh data directory under tmp, and waits
-// until it answers.
-func startThriftd(ctx context.Context, bin string, flags []string, tmp string, timeout time.Duration, log *slog.Logger) (*process, error) {
+// a free loopback port and a fresh data directory under tmp, on the
+// servers' CPUs of pin (nil: on every CPU), and waits until it answers.
+func startThriftd(ctx context.Context, pin *cpuPinning, bin string, flags []string, tmp string, timeout time.Duration, log *slog.Logger) (*process, error) {
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("%w (make build builds it)", err)
 	}
@@ -815,7 +862,7 @@ func startThriftd(ctx context.Context, bin string, flags []string, tmp string, t
 		return nil, err
 	}
 	defer logFile.Close()
-	cmd := exec.Command(bin, append([]string{"--listen", addr, "--data-dir", dataDir}, flags...)...)
+	cmd := pin.command(bin, append([]string{"--listen", addr, "--data-dir", dataDir}, flags...)...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	p, err := startProcess("thriftd", cmd)
 	if err != nil {

@@ -121,6 +121,13 @@
 // after, into DIR (profiles.go); the report says that thriftd was
 // profiled, which costs it a little of its rate.
 //
+// With --server-cpus LIST (make bench-compare-pinned), every server of
+// the run (thriftd, the echo server, and the Cassandra at --cassandra-pid,
+// moved for the run and back after it) runs on the CPUs of LIST and the
+// load generator on the others, all through taskset (pin.go): each server
+// has the same CPUs to itself, and the ratios are those of what each does
+// with them, without the load generator's share of a shared machine.
+//
 // The storage ceiling is measured in the same run (--raw-badger, on by
 // default, not with --cql): every mode on a Badger database of compare's
 // own process, opened with thriftd's default memory sizing, from

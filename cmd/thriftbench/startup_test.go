@@ -30,7 +30,7 @@ func TestStartUpOfAFilledStore(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	log := slog.New(slog.DiscardHandler)
-	p, err := startThriftd(ctx, bin, nil, dir, 10*time.Second, log)
+	p, err := startThriftd(ctx, nil, bin, nil, dir, 10*time.Second, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestStartUpOfAFilledStore(t *testing.T) {
 	}
 
 	// The load's keyspace is still there, and a run may reuse it.
-	p, err = startThriftd(ctx, bin, nil, dir, 10*time.Second, log)
+	p, err = startThriftd(ctx, nil, bin, nil, dir, 10*time.Second, log)
 	if err != nil {
 		t.Fatal(err)
 	}
