@@ -30,7 +30,7 @@ const (
 	cassandraProbe     = 10 * time.Second
 )
 
-// The goals of the issue: thriftd/Cassandra 3.11 throughput ratios,
+// The performance goals (docs/PERFORMANCE.md, "Goals"): thriftd/Cassandra 3.11 throughput ratios,
 // single-column calls at 60% of the echo ceiling, and thriftd's resident
 // memory. A mode without a ratio goal (batch, mixed, get-super) is
 // measured and shown with no goal.
@@ -534,7 +534,7 @@ func (c *comparison) fill() {
 		}
 	}
 	if c.ThriftdRSS != nil {
-		// The issue's goal is the resident set after the run; its peak is
+		// The memory goal is the resident set after the run; its peak is
 		// held to the same bound, which is stricter (memory.go).
 		rss := float64(c.ThriftdRSS.VmRSSKiB) / 1024
 		c.Goals = append(c.Goals, goalResult{Goal: "thriftd RSS after (VmRSS)", Kind: goalRSS, Want: rssGoalMiB, Got: rss, Met: rss <= rssGoalMiB})
@@ -587,7 +587,11 @@ func writeRoundRatios(w io.Writer, c *comparison) {
 func writeComparison(w io.Writer, c *comparison) {
 	fmt.Fprintf(w, "thriftbench compare: %s\n", c.Config.describe())
 	if c.ServerCPUs != "" {
-		fmt.Fprintf(w, "every server (thriftd, the echo server, Cassandra) on CPUs %s, the load generator on CPUs %s\n", c.ServerCPUs, c.LoadCPUs)
+		servers := "thriftd, the echo server, Cassandra"
+		if c.Cassandra == nil {
+			servers = "thriftd, the echo server"
+		}
+		fmt.Fprintf(w, "every server (%s) on CPUs %s, the load generator on CPUs %s\n", servers, c.ServerCPUs, c.LoadCPUs)
 	} else if c.MachineCPUs > c.CPUs {
 		fmt.Fprintf(w, "%d of the machine's %d CPUs run the load generator and the servers it starts; the servers at the given addresses may run on the others\n", c.CPUs, c.MachineCPUs)
 	} else {
@@ -655,9 +659,9 @@ func writeComparison(w io.Writer, c *comparison) {
 		fmt.Fprintln(w, "\nsome calls failed: see the errors column of each server above")
 	}
 	if c.ServerCPUs != "" {
-		fmt.Fprintln(w, "\ngoals of the issue, which are set for servers that share every CPU with the load (this run gave them CPUs of their own):")
+		fmt.Fprintln(w, "\ngoals (docs/PERFORMANCE.md), which are set for servers that share every CPU with the load (this run gave them CPUs of their own):")
 	} else {
-		fmt.Fprintln(w, "\ngoals of the issue:")
+		fmt.Fprintln(w, "\ngoals (docs/PERFORMANCE.md):")
 	}
 	for _, g := range c.Goals {
 		var want, got string

@@ -97,7 +97,7 @@
 // thriftd/Cassandra ratio the machine can show at all; then thriftd's
 // resident memory (memory.go: at the end of its turns, after the run once
 // it is quiet, and its peak under a mixed load over 64 connections, with
-// --memory-load) and the goals of the issue, met or not. No Cassandra (an
+// --memory-load) and the performance goals (docs/PERFORMANCE.md), met or not. No Cassandra (an
 // empty --cassandra or one that does not answer) leaves its column empty
 // with a loud "!!! SKIPPED" line. The exit status is 1 when calls to
 // thriftd or the echo server failed; Cassandra's failures are reported,

@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// thriftd's resident memory in a compare run. The issue's goals are a
+// thriftd's resident memory in a compare run. The memory goals are a
 // resident set of at most 256 MB after the whole run with default
 // settings, and at most 512 MB under 64 connections of mixed load.
 // compare reads /proc/PID/status:
@@ -25,7 +25,7 @@ import (
 //     afterRunQuiet, as a user looking at the server after a run sees it.
 //     The goal of 256 MB is judged on this reading, and its VmHWM (the
 //     peak since thriftd started) is held to the same bound, which is
-//     stricter than the issue;
+//     stricter than the goal;
 //   - then, with --memory-load, thriftd alone under a mixed load over
 //     wideConnections connections: the kernel's peak is reset first
 //     (resetPeakRSS), so the VmHWM read afterwards is that load's peak.
@@ -34,8 +34,8 @@ const (
 	// afterRunQuiet is how long thriftd has had no call when its memory
 	// after the run is read.
 	afterRunQuiet = 5 * time.Second
-	// wideConnections and wideGoalMiB: the mixed load of the issue's
-	// second memory goal and its bound.
+	// wideConnections and wideGoalMiB: the mixed load of the second
+	// memory goal and its bound.
 	wideConnections = 64
 	wideGoalMiB     = 512
 )
