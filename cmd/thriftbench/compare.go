@@ -310,17 +310,21 @@ func compareMain(ctx context.Context, cc *compareConfig, stdout, stderr io.Write
 
 	if pin != nil {
 		if cc.cassandraPid > 0 {
-			before, err := moveProcess(cc.cassandraPid, pin.servers)
+			before, err := moveProcess(ctx, cc.cassandraPid, pin.servers)
 			if err != nil {
 				return fmt.Errorf("--server-cpus: Cassandra: %w", err)
 			}
 			defer func() {
-				if _, err := moveProcess(cc.cassandraPid, before); err != nil {
+				// Cassandra gets its CPUs back even when the run was
+				// interrupted.
+				restore, cancel := context.WithTimeout(context.WithoutCancel(ctx), serverStopTimeout)
+				defer cancel()
+				if _, err := moveProcess(restore, cc.cassandraPid, before); err != nil {
 					log.Warn("could not give Cassandra its CPUs back", "cpus", before, "err", err)
 				}
 			}()
 		}
-		if _, err := moveProcess(os.Getpid(), pin.load); err != nil {
+		if _, err := moveProcess(ctx, os.Getpid(), pin.load); err != nil {
 			return fmt.Errorf("--server-cpus: the load generator: %w", err)
 		}
 		log.Info("servers pinned", "server_cpus", pin.servers, "load_cpus", pin.load)

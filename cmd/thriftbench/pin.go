@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os/exec"
 	"slices"
@@ -83,7 +84,8 @@ func newCPUPinning(list string, machine int) (*cpuPinning, error) {
 	return &cpuPinning{servers: formatCPUList(servers), load: formatCPUList(load)}, nil
 }
 
-// command is exec.Command(name, args...) run on the servers' CPUs.
+// command is exec.Command(name, args...), run on the servers' CPUs (on
+// every CPU when p is nil).
 func (p *cpuPinning) command(name string, args ...string) *exec.Cmd {
 	if p == nil {
 		return exec.Command(name, args...)
@@ -93,8 +95,8 @@ func (p *cpuPinning) command(name string, args ...string) *exec.Cmd {
 
 // moveProcess puts every thread of process pid on the CPUs of list, and
 // returns the list it ran on before.
-func moveProcess(pid int, list string) (before string, err error) {
-	out, err := exec.Command("taskset", "-cp", strconv.Itoa(pid)).Output()
+func moveProcess(ctx context.Context, pid int, list string) (before string, err error) {
+	out, err := exec.CommandContext(ctx, "taskset", "-cp", strconv.Itoa(pid)).Output()
 	if err != nil {
 		return "", fmt.Errorf("taskset -cp %d: %w", pid, err)
 	}
@@ -105,7 +107,7 @@ func moveProcess(pid int, list string) (before string, err error) {
 		return "", fmt.Errorf("taskset -cp %d: unexpected output %q", pid, out)
 	}
 	before = formatCPUList(cpus)
-	if out, err := exec.Command("taskset", "-a", "-cp", list, strconv.Itoa(pid)).CombinedOutput(); err != nil {
+	if out, err := exec.CommandContext(ctx, "taskset", "-a", "-cp", list, strconv.Itoa(pid)).CombinedOutput(); err != nil {
 		return "", fmt.Errorf("taskset -a -cp %s %d: %w: %s", list, pid, err, strings.TrimSpace(string(out)))
 	}
 	return before, nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"runtime"
@@ -100,7 +101,8 @@ func TestPinningMovesProcesses(t *testing.T) {
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	was := normalCPUList(t, allowedCPUs(t, cmd.Process.Pid))
-	before, err := moveProcess(cmd.Process.Pid, "0")
+	ctx := context.Background()
+	before, err := moveProcess(ctx, cmd.Process.Pid, "0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +112,7 @@ func TestPinningMovesProcesses(t *testing.T) {
 	if got := allowedCPUs(t, cmd.Process.Pid); got != "0" {
 		t.Errorf("moved to CPU 0, runs on %s", got)
 	}
-	if _, err := moveProcess(cmd.Process.Pid, before); err != nil {
+	if _, err := moveProcess(ctx, cmd.Process.Pid, before); err != nil {
 		t.Fatal(err)
 	}
 	if got := normalCPUList(t, allowedCPUs(t, cmd.Process.Pid)); got != was {
